@@ -1,0 +1,4 @@
+package main
+
+// checkCmd is replaced by the real command.
+var checkCmd = notYet("check")

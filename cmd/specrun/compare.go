@@ -1,0 +1,4 @@
+package main
+
+// compareCmd is replaced by the real command.
+var compareCmd = notYet("compare")

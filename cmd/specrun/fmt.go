@@ -1,0 +1,4 @@
+package main
+
+// fmtCmd is replaced by the real command.
+var fmtCmd = notYet("fmt")

@@ -1,0 +1,119 @@
+// Command specrun runs benchmarks that are written down in HCL spec files.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit codes, as DESIGN.md fixes them.
+const (
+	exitOK         = 0 // all benchmarks ran, no assertion failed
+	exitAssertion  = 1 // an assertion failed (or was inconclusive under --strict); fmt --check found a change
+	exitUsage      = 2 // usage or spec error: nothing ran
+	exitBenchError = 3 // a benchmark could not run; the others ran and were written
+)
+
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the command table; each command lives in its own file.
+var commands = []command{
+	{"run", "[flags] PATH...", "run spec files or directories; print the Markdown table", runCmd},
+	{"validate", "[flags] PATH...", "decode and check specs; never runs an op", validateCmd},
+	{"fmt", "[--check] [--diff] PATH...", "rewrite specs in canonical HCL format", fmtCmd},
+	{"ops", "[NAME]", "list the built-in ops, or show one: parameters, units, metrics", opsCmd},
+	{"report", "[--format F] RESULT.json", "re-render a stored result (md, json, csv, svg, gobench)", reportCmd},
+	{"check", "[--spec PATH] [--baseline FILE] RESULT.json", "re-evaluate assertions on a stored result", checkCmd},
+	{"compare", "[flags] A.json B.json [C.json...]", "side-by-side table of results, ratios, significance", compareCmd},
+	{"serve", "[flags]", "built-in HTTP target server for http benchmarks", serveCmd},
+}
+
+// run is specrun's whole command line; main only exits with its result.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c, ok := lookupCommand(args[1]); ok {
+				return c.run([]string{"-h"}, stdout, stderr)
+			}
+		}
+		usage(stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "specrun %s\n", version())
+		return exitOK
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "specrun: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "specrun runs benchmarks written down in HCL spec files.\n\nUsage:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  specrun %-8s %s\n", c.name, c.args)
+		fmt.Fprintf(w, "           %s\n", c.summary)
+	}
+	fmt.Fprintf(w, "\n  specrun help COMMAND   flags of one command\n  specrun --version\n")
+}
+
+// version is the module version from the build info, or "devel".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "-dirty"
+				}
+			}
+		}
+		if rev != "" {
+			return "devel-" + rev[:min(12, len(rev))] + dirty
+		}
+	}
+	return "devel"
+}
+
+// notYet reports a command that this build does not have yet.
+func notYet(name string) func([]string, io.Writer, io.Writer) int {
+	return func(_ []string, _, stderr io.Writer) int {
+		fmt.Fprintf(stderr, "specrun %s: not available in this build\n", strings.TrimSpace(name))
+		return exitUsage
+	}
+}

@@ -1,0 +1,4 @@
+package main
+
+// reportCmd is replaced by the real command.
+var reportCmd = notYet("report")

@@ -1,0 +1,4 @@
+package main
+
+// runCmd is replaced by the real command.
+var runCmd = notYet("run")

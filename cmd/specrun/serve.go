@@ -1,0 +1,4 @@
+package main
+
+// serveCmd is replaced by the real command.
+var serveCmd = notYet("serve")

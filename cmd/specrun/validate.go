@@ -1,0 +1,4 @@
+package main
+
+// validateCmd is replaced by the real command.
+var validateCmd = notYet("validate")

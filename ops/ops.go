@@ -1,0 +1,120 @@
+// Package ops is specrun's catalog of built-in operations. Each family of ops
+// lives in its own file and registers a Def per op; the harness prepares an
+// op with Def.New (untimed) and calls Run, which loops n iterations itself.
+package ops
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/specrun/specrun/param"
+)
+
+// Op is a prepared operation. Run performs n iterations of the work and
+// returns what it observed; the harness times the call. An Op that holds
+// resources (files, processes, connections) also implements io.Closer, and
+// the harness closes it on every path out, outside the timed region.
+type Op interface {
+	Run(ctx context.Context, n int64) (Sample, error)
+}
+
+// Sample is what one Run observed beyond its wall time.
+type Sample struct {
+	// N is the number of iterations done, when the op decides it (an http
+	// load phase bounded by duration); zero means the n that was asked.
+	N int64
+	// Elapsed replaces the harness's timing when the op times itself (an
+	// http load phase, an exec run with the shell's start-up subtracted).
+	Elapsed time.Duration
+	// Metrics are op-specific figures for this run, named as in Def.Metrics.
+	Metrics map[string]float64
+}
+
+// Metric describes one op-specific figure.
+type Metric struct {
+	Name           string
+	Unit           string // "ns", "bytes", "requests/s", "count"
+	Doc            string
+	HigherIsBetter bool
+}
+
+// Env is what the harness lends an op while it is prepared and run.
+type Env interface {
+	// TempDir is a directory owned by this run, removed when the run ends
+	// however it ends. Ops make their own directories inside it.
+	TempDir() string
+	// Server returns a running server block, starting it if needed.
+	Server(ctx context.Context, name string) (Server, error)
+}
+
+// Server is a started server block.
+type Server struct {
+	Name string
+	URL  string // base URL, "http://127.0.0.1:PORT"
+	PID  int
+}
+
+// Def declares an op: its name, what one iteration does, its parameters and
+// metrics, and how to prepare it.
+type Def struct {
+	Name    string // "memcpy", "call.reflect", "file.write"
+	Doc     string // what one iteration does, exactly
+	Classic string // the row of the classic tables it stands for, if any
+	Params  []param.Param
+	Metrics []Metric
+	// Iterations, when set, fixes the count of a run from the parameters
+	// (an http load phase's requests); the spec's iterations then do not apply.
+	Iterations func(param.Values) int64
+	// Interleave is the default for a matrix of this op: run the instances
+	// round-robin, one run each, so drift hits every variant alike.
+	Interleave bool
+	// New prepares an instance. It is never timed.
+	New func(p param.Values, env Env) (Op, error)
+}
+
+// Param returns the named parameter declaration.
+func (d *Def) Param(name string) (param.Param, bool) {
+	for _, p := range d.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return param.Param{}, false
+}
+
+var registry = map[string]*Def{}
+
+// Register adds d to the catalog. It panics on a duplicate name: that is a
+// programming mistake found by any test.
+func Register(d *Def) {
+	if _, dup := registry[d.Name]; dup {
+		panic(fmt.Sprintf("ops: %q registered twice", d.Name))
+	}
+	registry[d.Name] = d
+}
+
+// Lookup returns the op named name.
+func Lookup(name string) (*Def, bool) {
+	d, ok := registry[name]
+	return d, ok
+}
+
+// All returns every op, sorted by name.
+func All() []*Def {
+	defs := make([]*Def, 0, len(registry))
+	for _, d := range registry {
+		defs = append(defs, d)
+	}
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	return defs
+}
+
+// Func adapts a function to Op.
+type Func func(ctx context.Context, n int64) (Sample, error)
+
+// Run calls f.
+func (f Func) Run(ctx context.Context, n int64) (Sample, error) { return f(ctx, n) }
+
+var _ Op = Func(nil)

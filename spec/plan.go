@@ -1,0 +1,101 @@
+// Package spec turns HCL spec files into a validated, fully expanded Plan.
+// It owns parsing and diagnostics and never times anything; the op catalog
+// is handed to it through Options.
+package spec
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
+)
+
+// Plan is a spec after decoding, variable evaluation and matrix expansion:
+// everything the runner needs, and the files it came from.
+type Plan struct {
+	Suite      Suite
+	Paths      []string          // the paths given on the command line
+	Files      map[string][]byte // every source file by path, for results and diagnostics
+	SHA256     string            // of the files, in path order
+	Benchmarks []*Benchmark      // instances in file order, matrices expanded
+	Servers    []*Server
+	Asserts    []*Assert
+}
+
+// Suite holds the suite block, with defaults applied.
+type Suite struct {
+	Name        string // default: file name without .hcl, or the directory's name
+	Title       string
+	Description string
+	Repeat      int           // default 3
+	Warmup      time.Duration // default 100ms... see Defaults
+	MinTime     time.Duration // per run when iterations = "auto"
+	Timeout     time.Duration // per benchmark
+}
+
+// Benchmark is one instance of a benchmark block: the block itself, or one
+// point of its matrix.
+type Benchmark struct {
+	Name       string // "memcpy/size=16B": block name, then key=value per matrix key in order
+	Block      string // "memcpy"
+	Label      string // row name in tables
+	Op         *ops.Def
+	Params     param.Values // defaults applied
+	Matrix     []Axis       // this instance's point, in declaration order
+	Iterations int64        // per run; 0 means "auto"
+	Repeat     int
+	Warmup     time.Duration
+	MinTime    time.Duration
+	Timeout    time.Duration
+	Interleave bool // run this block's instances round-robin
+	DeclRange  hcl.Range
+}
+
+// Axis is one matrix key and this instance's value of it, as written in names.
+type Axis struct {
+	Key, Value string
+}
+
+// Server is a server block: a command to start, or specrun's built-in server.
+type Server struct {
+	Name         string
+	Command      []string
+	URL          string // base URL of a command server; builtin servers get one at start
+	Ready        string // URL polled until it answers
+	ReadyTimeout time.Duration
+	Env          map[string]string
+	Dir          string
+	StopSignal   string // "TERM" by default
+	Grace        time.Duration
+	Builtin      string // "static"
+	BodySize     int64
+	Work         time.Duration
+	DeclRange    hcl.Range
+}
+
+// Assert is an expected value over this run's and a baseline's metrics.
+// The value expression is kept unevaluated so a failing check points at
+// its source.
+type Assert struct {
+	Name        string
+	Description string
+	Min, Max    *float64
+	Refs        []Ref // what Value reads, resolved at load time
+	DeclRange   hcl.Range
+	value       hcl.Expression
+	ctx         *hcl.EvalContext // var.*, local.*
+}
+
+// Ref is one benchmark instance an assertion reads.
+type Ref struct {
+	Baseline bool   // baseline.X rather than benchmark.X
+	Instance string // "memcpy/size=16B"
+	Metric   string // "ns_per_op"; empty when the whole object is used
+	Range    hcl.Range
+}
+
+// Metrics holds one figure per metric name per instance name:
+// m["memcpy/size=16B"]["ns_per_op"].
+type Metrics map[string]map[string]float64
