@@ -1,5 +1,16 @@
 package results
 
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
 // Expectation is an assert block as results sees it: bounds, and its value
 // as a function of per-instance metrics. Cur and base map an instance name
 // ("memcpy/size=16B") to its metrics ("ns_per_op", "requests_per_sec", ...).
@@ -11,13 +22,412 @@ type Expectation struct {
 	Value       func(cur, base map[string]map[string]float64) (float64, error)
 }
 
+// BaselinePrefix marks an Expectation ref that names a baseline instance.
+const BaselinePrefix = "baseline:"
+
+// Resamples is how many bootstrap resamples Judge draws per assertion.
+const Resamples = 2000
+
 // Judge evaluates expectations against a result's runs and an optional
-// baseline (nil when none was given).
+// baseline (nil when none was given). Each value is computed from the
+// medians of the runs; its 95% interval comes from a bootstrap that
+// resamples the runs of every referenced instance, seeded from the
+// assertion's name so that the same data always gives the same verdict.
 func Judge(exps []Expectation, cur, base *Result) []Assertion {
 	out := make([]Assertion, 0, len(exps))
+	curRuns, baseRuns := runMetrics(cur), runMetrics(base)
 	for _, e := range exps {
-		out = append(out, Assertion{Name: e.Name, Description: e.Description, Min: e.Min, Max: e.Max,
-			Verdict: Error, Message: "assertions are not evaluated by this build"})
+		out = append(out, judge(e, curRuns, baseRuns, cur, base))
 	}
 	return out
+}
+
+// judge is Judge for one expectation.
+func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur, base *Result) Assertion {
+	a := Assertion{Name: e.Name, Description: e.Description, Min: e.Min, Max: e.Max}
+	if e.Min == nil && e.Max == nil {
+		return judgeError(a, "it has neither min nor max")
+	}
+	refs, err := resolveRefs(e.Refs, cur, base)
+	if err != nil {
+		return judgeError(a, "%v", err)
+	}
+	curMed, baseMed := instanceMedians(curRuns), instanceMedians(baseRuns)
+	v, err := e.Value(curMed, baseMed)
+	if err != nil {
+		return judgeError(a, "evaluate value: %v", err)
+	}
+	if err := checkFinite(v); err != nil {
+		return judgeError(a, "value %v", err)
+	}
+	a.Value = &v
+
+	multi := false
+	for _, r := range refs {
+		multi = multi || len(r.runs) > 1
+	}
+	if !multi {
+		// Nothing to resample: the point value decides, and says so.
+		a.Verdict = verdict(v, v, e.Min, e.Max)
+		a.Message = "one run per benchmark: the point value decides, there is no interval"
+		if len(refs) == 0 {
+			a.Message = "the value reads no benchmark: the point value decides"
+		}
+		if a.Verdict == Fail {
+			a.Message += "; " + moved(refs, curMed, baseMed)
+		}
+		return a
+	}
+
+	lo, hi, bad := bootstrap(e, refs, curMed, baseMed)
+	if bad > Resamples/40 {
+		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", bad, Resamples)
+	}
+	a.CI95Low, a.CI95High = &lo, &hi
+	a.Verdict = verdict(lo, hi, e.Min, e.Max)
+	switch a.Verdict {
+	case Fail:
+		a.Message = moved(refs, curMed, baseMed)
+	case Inconclusive:
+		a.Message = "the 95% interval straddles a bound: rerun with more repeats to decide"
+	}
+	return a
+}
+
+// judgeRef is one instance an expectation reads, with its runs' metrics.
+type judgeRef struct {
+	name     string // as in Expectation.Refs
+	instance string // without the baseline prefix
+	baseline bool
+	runs     []map[string]float64
+}
+
+// resolveRefs finds every referenced instance, or says which one cannot be used.
+func resolveRefs(names []string, cur, base *Result) ([]judgeRef, error) {
+	var refs []judgeRef
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		r := judgeRef{name: name, instance: name}
+		from, what := cur, "benchmark"
+		if strings.HasPrefix(name, BaselinePrefix) {
+			r.instance, r.baseline = strings.TrimPrefix(name, BaselinePrefix), true
+			from, what = base, "baseline"
+			if base == nil {
+				return nil, fmt.Errorf("it reads baseline %s but no baseline was given (--baseline FILE)", r.instance)
+			}
+		}
+		b := findBenchmark(from, r.instance)
+		switch {
+		case b == nil:
+			return nil, fmt.Errorf("%s %s is not in the result", what, r.instance)
+		case b.Error != "":
+			return nil, fmt.Errorf("%s %s failed: %s", what, r.instance, b.Error)
+		case len(b.Runs) == 0:
+			return nil, fmt.Errorf("%s %s has no runs", what, r.instance)
+		}
+		r.runs = instanceRuns(b)
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
+
+// bootstrap resamples the runs of every ref and returns the 2.5th and
+// 97.5th percentiles of the value, and how many resamples were not finite.
+func bootstrap(e Expectation, refs []judgeRef, curMed, baseMed map[string]map[string]float64) (lo, hi float64, bad int) {
+	h := fnv.New64a()
+	io.WriteString(h, e.Name)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+
+	// Copy the outer maps so resampled instances replace the medians
+	// without touching what the caller holds.
+	cur, base := copyOuter(curMed), copyOuter(baseMed)
+	vals := make([]float64, 0, Resamples)
+	picked := make([]map[string]float64, 0, 16)
+	for range Resamples {
+		for _, r := range refs {
+			picked = picked[:0]
+			for range r.runs {
+				picked = append(picked, r.runs[rng.IntN(len(r.runs))])
+			}
+			if r.baseline {
+				base[r.instance] = medianRuns(picked)
+			} else {
+				cur[r.instance] = medianRuns(picked)
+			}
+		}
+		v, err := e.Value(cur, base)
+		if err != nil || checkFinite(v) != nil {
+			bad++
+			continue
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 0 {
+		return math.NaN(), math.NaN(), bad
+	}
+	sort.Float64s(vals)
+	return quantileSorted(vals, 0.025), quantileSorted(vals, 0.975), bad
+}
+
+// verdict places the interval [lo, hi] against the bounds.
+func verdict(lo, hi float64, min, max *float64) Verdict {
+	if (min != nil && hi < *min) || (max != nil && lo > *max) {
+		return Fail
+	}
+	if (min != nil && lo < *min) || (max != nil && hi > *max) {
+		return Inconclusive
+	}
+	return Pass
+}
+
+// moved explains a failure: the referenced instance that changed most
+// against the baseline, or, without one, the figures the value read.
+func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) string {
+	type change struct {
+		name     string
+		old, new float64
+	}
+	var best *change
+	for _, r := range refs {
+		if r.baseline {
+			continue
+		}
+		old, ok := baseMed[r.instance]["ns_per_op"]
+		if !ok {
+			continue
+		}
+		c := change{r.instance, old, curMed[r.instance]["ns_per_op"]}
+		if best == nil || math.Abs(math.Log(c.new/c.old)) > math.Abs(math.Log(best.new/best.old)) {
+			best = &c
+		}
+	}
+	if best != nil && best.old > 0 {
+		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s ns/op)",
+			best.name, 100*(best.new/best.old-1), humanFloat(best.old), humanFloat(best.new))
+	}
+	var parts []string
+	for _, r := range refs {
+		m := curMed
+		if r.baseline {
+			m = baseMed
+		}
+		parts = append(parts, fmt.Sprintf("%s %s ns/op", r.name, humanFloat(m[r.instance]["ns_per_op"])))
+	}
+	if len(parts) == 0 {
+		return "the value reads no benchmark"
+	}
+	return "it read " + strings.Join(parts, ", ")
+}
+
+func judgeError(a Assertion, format string, args ...any) Assertion {
+	a.Verdict = Error
+	a.Message = fmt.Sprintf(format, args...)
+	return a
+}
+
+// checkFinite reports a NaN or infinite value as an error.
+func checkFinite(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return errors.New("is NaN (0/0 or a missing metric?)")
+	case math.IsInf(v, 0):
+		return fmt.Errorf("is %v (a division by zero?)", v)
+	}
+	return nil
+}
+
+// Instances returns each instance's metrics: ns_per_op, ops_per_sec,
+// bytes_per_sec (when the op moves a "size" of bytes, or reports it) and
+// every op metric, each the median over the instance's runs. Instances that
+// failed or have no runs are left out.
+func Instances(r *Result) map[string]map[string]float64 {
+	return instanceMedians(runMetrics(r))
+}
+
+// runMetrics returns each usable instance's per-run metrics.
+func runMetrics(r *Result) map[string][]map[string]float64 {
+	out := map[string][]map[string]float64{}
+	if r == nil {
+		return out
+	}
+	for i := range r.Benchmarks {
+		b := &r.Benchmarks[i]
+		if b.Error != "" || len(b.Runs) == 0 {
+			continue
+		}
+		out[b.Name] = instanceRuns(b)
+	}
+	return out
+}
+
+// instanceRuns returns one metrics map per run of b.
+func instanceRuns(b *Benchmark) []map[string]float64 {
+	size, hasSize := paramNumber(b.Params["size"])
+	runs := make([]map[string]float64, 0, len(b.Runs))
+	for _, run := range b.Runs {
+		m := make(map[string]float64, len(run.Metrics)+3)
+		m["ns_per_op"] = run.NsPerOp
+		if run.NsPerOp > 0 {
+			m["ops_per_sec"] = 1e9 / run.NsPerOp
+			if hasSize {
+				m["bytes_per_sec"] = size * 1e9 / run.NsPerOp
+			}
+		}
+		for k, v := range run.Metrics {
+			m[k] = v // an op's own figure wins over the derived one
+		}
+		runs = append(runs, m)
+	}
+	return runs
+}
+
+// paramNumber returns a parameter value as a number, as it is held in memory
+// (int64) or after a JSON round trip (float64).
+func paramNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func instanceMedians(runs map[string][]map[string]float64) map[string]map[string]float64 {
+	out := make(map[string]map[string]float64, len(runs))
+	for name, rs := range runs {
+		out[name] = medianRuns(rs)
+	}
+	return out
+}
+
+// medianRuns returns, per metric, the median over the runs that have it.
+func medianRuns(runs []map[string]float64) map[string]float64 {
+	keys := map[string]bool{}
+	for _, r := range runs {
+		for k := range r {
+			keys[k] = true
+		}
+	}
+	out := make(map[string]float64, len(keys))
+	vals := make([]float64, 0, len(runs))
+	for k := range keys {
+		vals = vals[:0]
+		for _, r := range runs {
+			if v, ok := r[k]; ok {
+				vals = append(vals, v)
+			}
+		}
+		sort.Float64s(vals)
+		out[k] = quantileSorted(vals, 0.5)
+	}
+	return out
+}
+
+// quantileSorted interpolates linearly between the order statistics of sorted.
+func quantileSorted(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+func copyOuter(m map[string]map[string]float64) map[string]map[string]float64 {
+	out := make(map[string]map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// findBenchmark returns the instance named name, or nil.
+func findBenchmark(r *Result, name string) *Benchmark {
+	if r == nil {
+		return nil
+	}
+	for i := range r.Benchmarks {
+		if r.Benchmarks[i].Name == name {
+			return &r.Benchmarks[i]
+		}
+	}
+	return nil
+}
+
+// WriteAssertions writes the assertions section of the Markdown report:
+// a count per verdict, then one line per assertion with its value, 95%
+// interval, bounds and verdict, and the reason under anything not passing.
+func WriteAssertions(w io.Writer, as []Assertion) error {
+	if len(as) == 0 {
+		return nil
+	}
+	counts := map[Verdict]int{}
+	for _, a := range as {
+		counts[a.Verdict]++
+	}
+	var tally []string
+	for _, v := range []Verdict{Pass, Fail, Inconclusive, Error} {
+		if counts[v] > 0 {
+			tally = append(tally, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Assertions (%s)\n\n", strings.Join(tally, ", "))
+	for _, a := range as {
+		fmt.Fprintf(&b, "- **%s** `%s`", a.Verdict, a.Name)
+		if a.Value != nil {
+			fmt.Fprintf(&b, " = %s", humanFloat(*a.Value))
+			if a.CI95Low != nil && a.CI95High != nil {
+				fmt.Fprintf(&b, " (95%% CI %s to %s)", humanFloat(*a.CI95Low), humanFloat(*a.CI95High))
+			}
+		}
+		fmt.Fprintf(&b, ", expected %s", Bounds(a.Min, a.Max))
+		if a.Description != "" {
+			fmt.Fprintf(&b, ": %s", a.Description)
+		}
+		b.WriteString("\n")
+		if a.Message != "" {
+			fmt.Fprintf(&b, "  - %s\n", a.Message)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Bounds renders an assertion's bounds: "≥ 10", "≤ 1.33", "10 to 20".
+func Bounds(min, max *float64) string {
+	switch {
+	case min != nil && max != nil:
+		return humanFloat(*min) + " to " + humanFloat(*max)
+	case min != nil:
+		return "≥ " + humanFloat(*min)
+	case max != nil:
+		return "≤ " + humanFloat(*max)
+	}
+	return "anything"
+}
+
+// humanFloat renders a figure for people: four significant digits below
+// 1000, whole numbers with no exponent above, so that ratios and times per
+// op both read naturally.
+func humanFloat(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Sprint(v)
+	case math.Abs(v) >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case v == 0:
+		return "0"
+	}
+	return fmt.Sprintf("%.4g", v)
 }

@@ -1,0 +1,184 @@
+package results
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// synthetic returns a result whose instance name has one run per ns/op value.
+func synthetic(runs map[string][]float64) *Result {
+	r := &Result{Schema: Schema}
+	for name, nss := range runs {
+		b := Benchmark{Name: name, Benchmark: name, Op: "noop", Iterations: 1000}
+		for _, ns := range nss {
+			b.Runs = append(b.Runs, Run{Iterations: 1000, TotalNs: int64(ns * 1000), NsPerOp: ns})
+		}
+		r.Benchmarks = append(r.Benchmarks, b)
+	}
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// ratio is an expectation on cur[a].ns_per_op / cur[b].ns_per_op.
+func ratio(name, a, b string, min, max *float64) Expectation {
+	return Expectation{
+		Name: name, Min: min, Max: max, Refs: []string{a, b},
+		Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+			return cur[a]["ns_per_op"] / cur[b]["ns_per_op"], nil
+		},
+	}
+}
+
+func TestJudgeVerdicts(t *testing.T) {
+	cur := synthetic(map[string][]float64{
+		"reflect":  {77.1, 77.3, 78.0, 76.9, 77.5},
+		"iface":    {1.10, 1.11, 1.09, 1.10, 1.12},
+		"noisy":    {90, 100, 110, 95, 105},
+		"ten":      {10, 10, 10, 10, 10},
+		"single_a": {50},
+		"single_b": {2},
+	})
+	tests := []struct {
+		exp     Expectation
+		verdict Verdict
+		ci      bool   // an interval is reported
+		msg     string // the message contains this
+	}{
+		{ratio("clear_pass", "reflect", "iface", ptr(10), nil), Pass, true, ""},
+		{ratio("clear_fail", "reflect", "iface", ptr(100), nil), Fail, true, "it read reflect 77.3 ns/op, iface 1.1 ns/op"},
+		{ratio("fail_max", "reflect", "iface", nil, ptr(20)), Fail, true, "it read"},
+		{ratio("straddle", "noisy", "ten", ptr(10), nil), Inconclusive, true, "straddles"},
+		{ratio("between", "reflect", "iface", ptr(60), ptr(80)), Pass, true, ""},
+		{ratio("one_run", "single_a", "single_b", ptr(10), nil), Pass, false, "no interval"},
+		{ratio("one_run_fail", "single_a", "single_b", ptr(30), nil), Fail, false, "no interval"},
+		{ratio("missing", "reflect", "nosuch", ptr(1), nil), Error, false, "benchmark nosuch is not in the result"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.exp.Name, func(t *testing.T) {
+			a := Judge([]Expectation{tt.exp}, cur, nil)[0]
+			if a.Verdict != tt.verdict {
+				t.Errorf("verdict = %s (%s), want %s", a.Verdict, a.Message, tt.verdict)
+			}
+			if got := a.CI95Low != nil && a.CI95High != nil; got != tt.ci {
+				t.Errorf("interval reported = %v, want %v", got, tt.ci)
+			}
+			if a.CI95Low != nil && !(*a.CI95Low <= *a.Value && *a.Value <= *a.CI95High) {
+				t.Errorf("value %v outside its interval [%v, %v]", *a.Value, *a.CI95Low, *a.CI95High)
+			}
+			if !strings.Contains(a.Message, tt.msg) {
+				t.Errorf("message = %q, want it to contain %q", a.Message, tt.msg)
+			}
+			if a.Name != tt.exp.Name || a.Min != tt.exp.Min || a.Max != tt.exp.Max {
+				t.Errorf("assertion does not carry the expectation's name and bounds: %+v", a)
+			}
+		})
+	}
+}
+
+func TestJudgeErrors(t *testing.T) {
+	cur := synthetic(map[string][]float64{"a": {10, 11, 12}, "b": {5, 5, 6}})
+	cur.Benchmarks = append(cur.Benchmarks, Benchmark{Name: "broken", Op: "exec", Error: "exec: \"nosuch\": executable file not found"})
+	cur.Benchmarks[0].Runs[1].Metrics = map[string]float64{"failed": 0}
+	for i := range cur.Benchmarks[0].Runs {
+		cur.Benchmarks[0].Runs[i].Metrics = map[string]float64{"failed": 0}
+	}
+	base := synthetic(map[string][]float64{"a": {10, 10, 10}})
+
+	tests := []struct {
+		name string
+		exp  Expectation
+		base *Result
+		msg  string
+	}{
+		{"failed_ref", ratio("x", "a", "broken", ptr(1), nil), nil, "benchmark broken failed: exec: \"nosuch\""},
+		{"baseline_missing_instance", Expectation{Name: "x", Max: ptr(1.1), Refs: []string{"b", "baseline:b"},
+			Value: func(cur, base map[string]map[string]float64) (float64, error) { return 1, nil }}, base, "baseline b is not in the result"},
+		{"no_baseline_given", Expectation{Name: "x", Max: ptr(1.1), Refs: []string{"a", "baseline:a"},
+			Value: func(cur, base map[string]map[string]float64) (float64, error) { return 1, nil }}, nil, "no baseline was given"},
+		{"division_by_zero", Expectation{Name: "x", Max: ptr(1), Refs: []string{"b", "a"},
+			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+				return cur["b"]["ns_per_op"] / cur["a"]["failed"], nil
+			}}, nil, "+Inf (a division by zero?)"},
+		{"nan", Expectation{Name: "x", Max: ptr(1), Refs: []string{"a"},
+			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+				return cur["a"]["failed"] / cur["a"]["failed"], nil
+			}}, nil, "NaN"},
+		{"value_error", Expectation{Name: "x", Max: ptr(1), Refs: []string{"a"},
+			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+				return 0, errors.New("unsupported attribute \"nope\"")
+			}}, nil, "evaluate value: unsupported attribute"},
+		{"no_bounds", ratio("x", "a", "b", nil, nil), nil, "neither min nor max"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Judge([]Expectation{tt.exp}, cur, tt.base)[0]
+			if a.Verdict != Error {
+				t.Errorf("verdict = %s, want error", a.Verdict)
+			}
+			if !strings.Contains(a.Message, tt.msg) {
+				t.Errorf("message = %q, want it to contain %q", a.Message, tt.msg)
+			}
+		})
+	}
+}
+
+// A regression against a baseline names the instance that moved.
+func TestJudgeBaselineMoved(t *testing.T) {
+	base := synthetic(map[string][]float64{"app/build=a": {100, 101, 99, 100}, "other": {5, 5, 5, 5}})
+	cur := synthetic(map[string][]float64{"app/build=a": {150, 151, 149, 150}, "other": {5, 5, 5, 5}})
+	exp := Expectation{
+		Name: "at_most_10pct_slower", Max: ptr(1.1),
+		Refs: []string{"app/build=a", "other", "baseline:app/build=a", "baseline:other"},
+		Value: func(cur, base map[string]map[string]float64) (float64, error) {
+			return (cur["app/build=a"]["ns_per_op"] + cur["other"]["ns_per_op"]) /
+				(base["app/build=a"]["ns_per_op"] + base["other"]["ns_per_op"]), nil
+		},
+	}
+	a := Judge([]Expectation{exp}, cur, base)[0]
+	if a.Verdict != Fail {
+		t.Fatalf("verdict = %s (%s), want fail", a.Verdict, a.Message)
+	}
+	if want := "app/build=a moved +50.0% against the baseline (100 -> 150 ns/op)"; a.Message != want {
+		t.Errorf("message = %q, want %q", a.Message, want)
+	}
+}
+
+// The same data gives the same interval; the seed comes from the name.
+func TestJudgeDeterministic(t *testing.T) {
+	cur := synthetic(map[string][]float64{"a": {90, 100, 110, 95, 105, 97}, "b": {10, 11, 9, 10, 10.5, 9.5}})
+	exps := []Expectation{ratio("r1", "a", "b", ptr(9), nil), ratio("r2", "a", "b", ptr(9), nil)}
+	first := Judge(exps, cur, nil)
+	for range 3 {
+		if diff := cmp.Diff(first, Judge(exps, cur, nil)); diff != "" {
+			t.Fatalf("Judge differs between calls (-first +again):\n%s", diff)
+		}
+	}
+	if *first[0].CI95Low == *first[1].CI95Low && *first[0].CI95High == *first[1].CI95High {
+		t.Errorf("two names gave the identical interval [%v, %v]; the seed should differ", *first[0].CI95Low, *first[0].CI95High)
+	}
+	// The interval is a real one: inside the range of possible medians.
+	if lo, hi := *first[0].CI95Low, *first[0].CI95High; !(lo >= 90.0/11 && hi <= 110/9.0 && lo < hi) {
+		t.Errorf("interval [%v, %v] is not within the resampled range", lo, hi)
+	}
+}
+
+func TestInstances(t *testing.T) {
+	r := synthetic(map[string][]float64{"memcpy/size=1KB": {100, 200, 300}})
+	r.Benchmarks[0].Params = map[string]any{"size": float64(1024)}
+	r.Benchmarks[0].Runs[0].Metrics = map[string]float64{"allocs_per_op": 1}
+	r.Benchmarks[0].Runs[1].Metrics = map[string]float64{"allocs_per_op": 3}
+	r.Benchmarks = append(r.Benchmarks, Benchmark{Name: "broken", Error: "boom"})
+	got := Instances(r)
+	want := map[string]map[string]float64{
+		"memcpy/size=1KB": {"ns_per_op": 200, "ops_per_sec": 5e6, "bytes_per_sec": 1024 * 5e6, "allocs_per_op": 2},
+	}
+	approx := cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y)) })
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("Instances (-want +got):\n%s", diff)
+	}
+}
