@@ -1,0 +1,200 @@
+package ops
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/specrun/specrun/param"
+)
+
+// TestMain lets the test binary stand in for a child of known size: with
+// SPECRUN_TEST_ALLOC_MB set it touches that many MiB and exits.
+func TestMain(m *testing.M) {
+	if mb := os.Getenv("SPECRUN_TEST_ALLOC_MB"); mb != "" {
+		n, _ := strconv.Atoi(mb)
+		buf := make([]byte, n<<20)
+		for i := 0; i < len(buf); i += 4096 {
+			buf[i] = 1
+		}
+		runtime.KeepAlive(buf)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func newExecOp(t *testing.T, p param.Values) *execOp {
+	t.Helper()
+	op, err := newExec(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { op.(*execOp).Close() })
+	return op.(*execOp)
+}
+
+func TestExecChildRSSIsTheChildsOwn(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the child's own peak needs Linux's ptrace exit stop")
+	}
+	// Hold 100 MiB in the parent: rusage would charge it to the child.
+	ballast := make([]byte, 100<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+	defer runtime.KeepAlive(ballast)
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := newExecOp(t, param.Values{"command": []string{self}, "env": map[string]string{"SPECRUN_TEST_ALLOC_MB": "50"}})
+	s, err := op.Run(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Metrics["max_rss_bytes"] / (1 << 20)
+	if got < 50 || got > 80 {
+		t.Errorf("max_rss_bytes = %.1f MiB for a child touching 50 MiB (parent holds 100 MiB), want 50..80", got)
+	}
+
+	op = newExecOp(t, param.Values{"command": []string{"/bin/true"}})
+	if s, err = op.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Metrics["max_rss_bytes"] / (1 << 20); got <= 0 || got > 8 {
+		t.Errorf("max_rss_bytes of /bin/true = %.1f MiB, want (0, 8]", got)
+	}
+}
+
+func TestExecMetrics(t *testing.T) {
+	op := newExecOp(t, param.Values{"command": []string{"/bin/true"}})
+	s, err := op.Run(context.Background(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Elapsed <= 0 {
+		t.Errorf("Elapsed = %v, want > 0", s.Elapsed)
+	}
+	if got, want := s.Metrics["wall_ns"], float64(s.Elapsed)/5; got != want {
+		t.Errorf("wall_ns = %v, want Elapsed/5 = %v", got, want)
+	}
+	if s.Metrics["cpu_ns"] != s.Metrics["user_ns"]+s.Metrics["sys_ns"] {
+		t.Errorf("cpu_ns %v != user_ns %v + sys_ns %v", s.Metrics["cpu_ns"], s.Metrics["user_ns"], s.Metrics["sys_ns"])
+	}
+	if s.Metrics["exit_code"] != 0 {
+		t.Errorf("exit_code = %v, want 0", s.Metrics["exit_code"])
+	}
+}
+
+func TestExecFailures(t *testing.T) {
+	_, err := newExec(param.Values{"command": []string{"specrun-no-such-command"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"specrun-no-such-command"`) {
+		t.Errorf("missing command: err = %v, want one naming the command", err)
+	}
+	if _, err := newExec(param.Values{}, nil); err == nil {
+		t.Error("neither command nor shell: err = nil")
+	}
+	if _, err := newExec(param.Values{"command": []string{"true"}, "shell": "true"}, nil); err == nil {
+		t.Error("both command and shell: err = nil")
+	}
+
+	op := newExecOp(t, param.Values{"command": []string{"false"}})
+	_, err = op.Run(context.Background(), 3)
+	if err == nil || !strings.Contains(err.Error(), `"false" exited with status 1`) {
+		t.Errorf("non-zero exit: err = %v, want one naming the command and status", err)
+	}
+
+	op = newExecOp(t, param.Values{"shell": "exit 3", "ignore_failure": true})
+	s, err := op.Run(context.Background(), 2)
+	if err != nil {
+		t.Fatalf("ignore_failure: %v", err)
+	}
+	if s.Metrics["exit_code"] != 3 {
+		t.Errorf("ignore_failure: exit_code = %v, want 3", s.Metrics["exit_code"])
+	}
+
+	if _, err := newExec(param.Values{"command": []string{"true"}, "setup": "exit 7"}, nil); err == nil ||
+		!strings.Contains(err.Error(), "setup") {
+		t.Errorf("failing setup: err = %v, want one naming setup", err)
+	}
+}
+
+func TestExecShellStartupIsSubtracted(t *testing.T) {
+	op := newExecOp(t, param.Values{"shell": ":"})
+	if op.shellCost.Wall <= 0 {
+		t.Fatalf("shell start-up = %v, want > 0", op.shellCost.Wall)
+	}
+	s, err := op.Run(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// `sh -c :` is `sh -c ''` plus a builtin: what is left is a small
+	// fraction of the start-up, not the start-up itself.
+	if got := s.Metrics["wall_ns"]; got >= float64(op.shellCost.Wall)/2 {
+		t.Errorf("wall_ns of `sh -c :` = %.0f, want well under the shell's start-up %d", got, op.shellCost.Wall)
+	}
+}
+
+func TestExecSetupPrepareCleanupStdin(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	in := filepath.Join(dir, "in")
+	if err := os.WriteFile(in, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op, err := newExec(param.Values{
+		"shell":   `read x; [ "$x" = hello ] && echo run >> log`,
+		"dir":     dir,
+		"stdin":   in,
+		"setup":   "echo setup > log",
+		"prepare": "echo prepare >> log",
+		"cleanup": "echo cleanup >> log",
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Run(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.(*execOp).Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "setup\nprepare\nrun\nprepare\nrun\ncleanup\n"
+	if string(b) != want {
+		t.Errorf("log = %q, want %q", b, want)
+	}
+}
+
+func TestExecCancel(t *testing.T) {
+	op := newExecOp(t, param.Values{"command": []string{"sleep", "10"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := op.Run(ctx, 1); err == nil {
+		t.Error("cancelled run: err = nil")
+	}
+}
+
+// BenchmarkExecTrue is one traced run of /bin/true; bench/exec.sh compares
+// it with hyperfine -N.
+func BenchmarkExecTrue(b *testing.B) {
+	op, err := newExec(param.Values{"command": []string{"/bin/true"}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer op.(*execOp).Close()
+	b.ResetTimer()
+	s, err := op.Run(context.Background(), int64(b.N))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(s.Metrics["max_rss_bytes"], "max_rss_bytes")
+}
