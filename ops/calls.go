@@ -2,25 +2,148 @@ package ops
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/specrun/specrun/param"
 )
 
+// The call ops time one call each. Every callee takes and returns a value
+// that the loop accumulates and stores in sinkInt after the loop, so the
+// compiler can neither drop the calls nor hoist them out of the loop; the
+// callees are //go:noinline (or reached through a func value, an interface
+// or reflect, which Go does not inline either).
+
+// sinkInt keeps integer results alive: a package-level store the compiler
+// cannot prove unused.
+var sinkInt int64
+
 func init() {
 	Register(&Def{
-		Name:    "noop",
-		Doc:     "One iteration is one call of an empty, non-inlined function: the harness's floor.",
+		Name: "noop",
+		Doc: "One iteration is one call of an empty, non-inlined function with no arguments: " +
+			"the harness's floor, the loop's own cost plus a call and return.",
 		Classic: "null function",
 		New: func(param.Values, Env) (Op, error) {
-			return Func(func(_ context.Context, n int64) (Sample, error) {
-				for i := int64(0); i < n; i++ {
-					nullFunc()
-				}
-				return Sample{}, nil
-			}), nil
+			return Func(runNoop), nil
+		},
+	})
+	Register(&Def{
+		Name: "call.direct",
+		Doc: "One iteration is one direct call of a non-inlined function that adds its argument " +
+			"to a constant and returns it; the loop sums the results.",
+		Classic: "C function call (no row of its own; the baseline the dynamic calls are compared with)",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runCallDirect), nil
+		},
+	})
+	Register(&Def{
+		Name: "call.func_value",
+		Doc: "One iteration is one call through a func value (an indirect call through a code pointer " +
+			"loaded once before the loop) of a function that adds its argument to a constant.",
+		Classic: "IMP-cached message send",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runCallFuncValue), nil
+		},
+	})
+	Register(&Def{
+		Name: "call.interface",
+		Doc: "One iteration is one interface method call (a dynamic dispatch through the itab) of a " +
+			"method that adds its argument to a field; the dynamic type is hidden from the compiler, " +
+			"so the call is not devirtualized.",
+		Classic: "C++ virtual method call; Objective-C message send",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runCallInterface), nil
+		},
+	})
+	Register(&Def{
+		Name: "call.reflect",
+		Doc: "One iteration is one reflect.Value.Call of a one-argument, one-result function, " +
+			"with the argument slice built before the loop: argument checks, the reflective " +
+			"call frame, and the boxed result are all timed.",
+		Classic: "NSInvocation message send",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runCallReflect), nil
 		},
 	})
 }
 
+func runNoop(_ context.Context, n int64) (Sample, error) {
+	for i := int64(0); i < n; i++ {
+		nullFunc()
+	}
+	return Sample{}, nil
+}
+
 //go:noinline
 func nullFunc() {}
+
+func runCallDirect(_ context.Context, n int64) (Sample, error) {
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += addOne(i)
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+//go:noinline
+func addOne(x int64) int64 { return x + 1 }
+
+// funcValue is a package variable so that the compiler cannot see which
+// function it holds and turn the indirect call into a direct one.
+var funcValue = addOne
+
+func runCallFuncValue(_ context.Context, n int64) (Sample, error) {
+	f := funcValue
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += f(i)
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+type adder interface{ Add(x int64) int64 }
+
+type offset struct{ k int64 }
+
+func (o *offset) Add(x int64) int64 { return x + o.k }
+
+// dynamicAdder hides the concrete type behind a package variable, so the
+// call in the loop stays an itab dispatch.
+var dynamicAdder adder = &offset{k: 1}
+
+func runCallInterface(_ context.Context, n int64) (Sample, error) {
+	a := dynamicAdder
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += a.Add(i)
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+var reflectAddOne = reflect.ValueOf(addOne)
+
+func runCallReflect(_ context.Context, n int64) (Sample, error) {
+	fn := reflectAddOne
+	args := []reflect.Value{reflect.ValueOf(int64(1))}
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += fn.Call(args)[0].Int()
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+// stopped reports whether done is closed. Ops whose iterations take
+// microseconds check it every iteration; ns-scale ops never do, as a
+// check would cost as much as the work.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,80 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/specrun/specrun/param"
+)
+
+// The divisors live in package variables: the compiler cannot prove they
+// never change, so it emits a real division instead of a multiply-by-
+// reciprocal or a constant. The dividend changes every iteration, so the
+// division cannot be hoisted, and the quotients are summed into a sink.
+var (
+	intDivisor   int64   = 7
+	floatDivisor float64 = 7.0
+)
+
+// sinkFloat keeps float results alive.
+var sinkFloat float64
+
+func init() {
+	Register(&Def{
+		Name: "int.div",
+		Doc: "One iteration is one 64-bit signed integer division (IDIV) of the loop counter by a " +
+			"divisor loaded from memory, plus the add that sums the quotients.",
+		Classic: "Integer division",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runIntDiv), nil
+		},
+	})
+	Register(&Def{
+		Name: "float.div",
+		Doc: "One iteration is one float64 division (DIVSD) of a running float counter by a divisor " +
+			"loaded from memory, plus the adds that step the counter and sum the quotients.",
+		Classic: "Floating-point division",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runFloatDiv), nil
+		},
+	})
+	Register(&Def{
+		Name: "float.div_int",
+		Doc: "One iteration converts the loop counter to float64, divides it by a float64 divisor " +
+			"loaded from memory, and converts the quotient back to int64 (truncating), summing the results.",
+		Classic: "Float division with int conversion",
+		New: func(param.Values, Env) (Op, error) {
+			return Func(runFloatDivInt), nil
+		},
+	})
+}
+
+func runIntDiv(_ context.Context, n int64) (Sample, error) {
+	d := intDivisor
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += i / d
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+func runFloatDiv(_ context.Context, n int64) (Sample, error) {
+	d := floatDivisor
+	var acc, x float64
+	for i := int64(0); i < n; i++ {
+		x++
+		acc += x / d
+	}
+	sinkFloat = acc
+	return Sample{}, nil
+}
+
+func runFloatDivInt(_ context.Context, n int64) (Sample, error) {
+	d := floatDivisor
+	var acc int64
+	for i := int64(0); i < n; i++ {
+		acc += int64(float64(i) / d)
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
