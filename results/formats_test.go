@@ -1,0 +1,255 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// tiger is a stored result with five measured benchmarks (one with a
+// single run, some with op metrics) and one that failed.
+func tiger(t *testing.T) *Result {
+	t.Helper()
+	r, err := ReadFile("testdata/result-tiger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func render(t *testing.T, rep Reporter, r *Result) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.Report(&buf, r); err != nil {
+		t.Fatalf("%T.Report: %v", rep, err)
+	}
+	return buf.Bytes()
+}
+
+func TestFormatGolden(t *testing.T) {
+	for _, name := range Formats {
+		t.Run(name, func(t *testing.T) {
+			rep, err := Format(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "report-tiger"+Extension(name), render(t, rep, ByTime(tiger(t))))
+		})
+	}
+	if _, err := Format("html"); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, gobench") {
+		t.Errorf("Format(html) = %v, want an error listing the formats", err)
+	}
+}
+
+func TestByTime(t *testing.T) {
+	r := tiger(t)
+	var got []string
+	for _, b := range ByTime(r).Benchmarks {
+		got = append(got, b.Name)
+	}
+	want := "func_value_call int_div memcpy/size=16B memcpy/size=1MB http_get file_write/size=16MB"
+	if strings.Join(got, " ") != want {
+		t.Errorf("ByTime order = %v, want %s", got, want)
+	}
+	if r.Benchmarks[0].Name != "memcpy/size=16B" {
+		t.Errorf("ByTime reordered its argument")
+	}
+}
+
+// The CSV is RFC 4180 that encoding/csv reads back to the same figures.
+func TestCSVParsesBack(t *testing.T) {
+	r := tiger(t)
+	rows, err := csv.NewReader(bytes.NewReader(render(t, CSV{}, r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(r.Benchmarks) {
+		t.Fatalf("%d rows, want a header and %d", len(rows), len(r.Benchmarks))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"name", "label", "op", "iterations", "runs", "median_ns_per_op", "ci95_high_ns_per_op", "error", "median_requests_per_sec"} {
+		if _, ok := col[h]; !ok {
+			t.Errorf("header %v lacks %q", rows[0], h)
+		}
+	}
+	for i, b := range r.Benchmarks {
+		row := rows[i+1]
+		if row[col["name"]] != b.Name || row[col["error"]] != b.Error {
+			t.Errorf("row %d = %v, want %s", i+1, row, b.Name)
+		}
+		if b.Error != "" {
+			if row[col["median_ns_per_op"]] != "" {
+				t.Errorf("failed benchmark %s has a median %q", b.Name, row[col["median_ns_per_op"]])
+			}
+			continue
+		}
+		if got, err := strconv.ParseFloat(row[col["median_ns_per_op"]], 64); err != nil || got != b.NsPerOp.Median {
+			t.Errorf("%s median = %q, want %v", b.Name, row[col["median_ns_per_op"]], b.NsPerOp.Median)
+		}
+	}
+}
+
+// svgBars counts the filled paths of each series colour in an SVG chart,
+// after checking that the document is well-formed XML.
+func svgBars(t *testing.T, svg []byte) map[string]int {
+	t.Helper()
+	bars := map[string]int{}
+	colors := map[string]bool{}
+	for _, c := range seriesColors {
+		colors[fmt.Sprintf("fill:#%02x%02x%02x", c.R, c.G, c.B)] = true
+	}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	root := ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if root == "" {
+			root = se.Name.Local
+		}
+		if se.Name.Local != "path" {
+			continue
+		}
+		for _, a := range se.Attr {
+			if a.Name.Local != "style" {
+				continue
+			}
+			for _, decl := range strings.Split(a.Value, ";") {
+				if decl = strings.ToLower(decl); colors[decl] {
+					bars[decl]++
+				}
+			}
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("root element is %q, want svg", root)
+	}
+	return bars
+}
+
+func TestSVGOneBarPerBenchmark(t *testing.T) {
+	r := tiger(t)
+	out := render(t, SVG{}, r)
+	measured := 0
+	for _, b := range r.Benchmarks {
+		if b.Error == "" && len(b.Runs) > 0 {
+			measured++
+		}
+	}
+	bars := svgBars(t, out)
+	if len(bars) != 1 {
+		t.Fatalf("bars by colour = %v, want one colour", bars)
+	}
+	for _, n := range bars {
+		if n != measured {
+			t.Errorf("%d bars, want %d (one per measured benchmark)", n, measured)
+		}
+	}
+	for _, b := range r.Benchmarks {
+		if !bytes.Contains(out, []byte(b.Label)) {
+			t.Errorf("chart lacks the row label %q", b.Label)
+		}
+	}
+	if again := render(t, SVG{}, r); !bytes.Equal(out, again) {
+		t.Errorf("two renderings of the same result differ")
+	}
+}
+
+// benchstat's parser reads the gobench output: one result per run, the
+// configuration lines, every metric as a unit, and nothing it rejects.
+func TestGoBenchParses(t *testing.T) {
+	r := tiger(t)
+	out := render(t, GoBench{}, r)
+	br := benchfmt.NewReader(bytes.NewReader(out), "tiger.txt")
+	type key struct{ name string }
+	got := map[string][]float64{}
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		case *benchfmt.Result:
+			name := "Benchmark" + string(rec.Name.Full())
+			ns, ok := rec.Value("sec/op")
+			if !ok {
+				t.Errorf("%s: no sec/op value in %v", name, rec.Values)
+			}
+			got[name] = append(got[name], ns*1e9)
+			if rec.GetConfig("goarch") != "amd64" || rec.GetConfig("label") != "tiger" || rec.GetConfig("cpu") != r.Environment.CPUModel {
+				t.Errorf("%s: configuration goarch=%q label=%q cpu=%q", name, rec.GetConfig("goarch"), rec.GetConfig("label"), rec.GetConfig("cpu"))
+			}
+			if name == "BenchmarkMemcpy/size=16B" {
+				if _, ok := rec.Value("allocs/op"); !ok {
+					t.Errorf("%s: no allocs/op in %v", name, rec.Values)
+				}
+				if _, ok := rec.Value("B/op"); !ok {
+					t.Errorf("%s: no B/op in %v", name, rec.Values)
+				}
+			}
+			if name == "BenchmarkHttpGet" {
+				if _, ok := rec.Value("requests/sec"); !ok {
+					t.Errorf("%s: no requests/sec in %v", name, rec.Values)
+				}
+			}
+		}
+	}
+	if err := br.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range r.Benchmarks {
+		runs := got[GoBenchName(b.Name)]
+		if len(runs) != len(b.Runs) {
+			t.Errorf("%s: %d results, want one per run (%d)", b.Name, len(runs), len(b.Runs))
+			continue
+		}
+		for i, ns := range runs {
+			if math.Abs(ns-b.Runs[i].NsPerOp) > 1e-3*b.Runs[i].NsPerOp {
+				t.Errorf("%s run %d: %v ns/op, want %v", b.Name, i+1, ns, b.Runs[i].NsPerOp)
+			}
+		}
+	}
+}
+
+func TestGoBenchName(t *testing.T) {
+	for in, want := range map[string]string{
+		"memcpy/size=16B":                  "BenchmarkMemcpy/size=16B",
+		"func_value_call":                  "BenchmarkFuncValueCall",
+		"file_write/size=16MB/atomic=true": "BenchmarkFileWrite/size=16MB/atomic=true",
+		"exec/cmd=sleep 0":                 "BenchmarkExec/cmd=sleep_0",
+		"call.reflect":                     "BenchmarkCallReflect",
+	} {
+		if got := GoBenchName(in); got != want {
+			t.Errorf("GoBenchName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"bytes_per_op":     "B/op",
+		"allocs_per_op":    "allocs/op",
+		"requests_per_sec": "requests/sec",
+		"max_rss_bytes":    "max-rss-B",
+		"user_ns":          "user-ns",
+	} {
+		if got := goBenchUnit(in); got != want {
+			t.Errorf("goBenchUnit(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package results
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// GoBench renders a result in the Go benchmark format, so that benchstat
+// and the other golang.org/x/perf tools read specrun results unchanged:
+// configuration lines for the environment, then one line per run.
+//
+// Names follow one rule: "Benchmark", then the benchmark block's name in
+// CamelCase (split at "_", "-" and ".": func_value_call -> FuncValueCall),
+// then the instance's matrix part unchanged ("/size=16B"), with any white
+// space in it replaced by "_" because a name ends at the first space. No
+// "-GOMAXPROCS" suffix is added, so runs from machines with different core
+// counts compare by name; gomaxprocs is a configuration line instead.
+//
+// Beside ns/op, each run's op metrics follow as value-unit pairs. A metric
+// named X_per_Y becomes unit X/Y ("allocs_per_op" -> "allocs/op"), "bytes"
+// becomes "B" ("bytes_per_op" -> "B/op"), other underscores become "-"
+// ("max_rss_bytes" -> "max-rss-B"). Units measured per second are declared
+// better=higher with a Unit line. A failed benchmark is a "--- FAIL:" line,
+// as go test writes it, which benchfmt skips.
+type GoBench struct{}
+
+var _ Reporter = GoBench{}
+
+// Report writes the benchmark lines.
+func (GoBench) Report(w io.Writer, r *Result) error {
+	bw := bufio.NewWriter(w)
+	env := r.Environment
+	config := [][2]string{
+		{"goos", env.OS}, {"goarch", env.Arch}, {"pkg", "specrun/" + r.Suite.Name}, {"cpu", env.CPUModel},
+		{"label", r.Label}, {"hostname", env.Hostname}, {"kernel", env.Kernel}, {"go-version", env.GoVersion},
+		{"gomaxprocs", fmt.Sprint(env.GOMAXPROCS)}, {"specrun-version", env.SpecrunVersion},
+	}
+	for _, kv := range config {
+		// benchfmt deletes a key given an empty value; leave unknowns out.
+		if v := strings.TrimSpace(kv[1]); v != "" && v != "0" {
+			fmt.Fprintf(bw, "%s: %s\n", kv[0], v)
+		}
+	}
+	higher := map[string]bool{}
+	for _, b := range r.Benchmarks {
+		for _, run := range b.Runs {
+			for m := range run.Metrics {
+				if u := goBenchUnit(m); strings.HasSuffix(m, "_per_sec") || strings.HasSuffix(m, "_per_s") {
+					higher[u] = true
+				}
+			}
+		}
+	}
+	units := make([]string, 0, len(higher))
+	for u := range higher {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	for _, u := range units {
+		fmt.Fprintf(bw, "Unit %s better=higher\n", u)
+	}
+	for i := range r.Benchmarks {
+		b := &r.Benchmarks[i]
+		name := GoBenchName(b.Name)
+		if b.Error != "" {
+			fmt.Fprintf(bw, "--- FAIL: %s\n    %s\n", name, strings.ReplaceAll(b.Error, "\n", "\n    "))
+			continue
+		}
+		for _, run := range b.Runs {
+			fmt.Fprintf(bw, "%s\t%d\t%s ns/op", name, run.Iterations, goBenchFloat(run.NsPerOp))
+			metrics := make([]string, 0, len(run.Metrics))
+			for m := range run.Metrics {
+				metrics = append(metrics, m)
+			}
+			sort.Strings(metrics)
+			for _, m := range metrics {
+				if v := run.Metrics[m]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+					fmt.Fprintf(bw, "\t%s %s", goBenchFloat(v), goBenchUnit(m))
+				}
+			}
+			bw.WriteString("\n")
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write go benchmark format: %w", err)
+	}
+	return nil
+}
+
+// GoBenchName is an instance's name in the Go benchmark format:
+// "memcpy/size=16B" -> "BenchmarkMemcpy/size=16B".
+func GoBenchName(instance string) string {
+	block, rest, _ := strings.Cut(instance, "/")
+	var b strings.Builder
+	b.WriteString("Benchmark")
+	for _, word := range strings.FieldsFunc(block, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		rs := []rune(word)
+		rs[0] = unicode.ToUpper(rs[0])
+		b.WriteString(string(rs))
+	}
+	if rest != "" {
+		b.WriteString("/")
+		b.WriteString(strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) {
+				return '_'
+			}
+			return r
+		}, rest))
+	}
+	return b.String()
+}
+
+// goBenchUnit turns a metric name into a unit, as GoBench documents.
+func goBenchUnit(metric string) string {
+	parts := strings.Split(metric, "_per_")
+	for i, p := range parts {
+		words := strings.Split(p, "_")
+		for j, w := range words {
+			if w == "bytes" {
+				words[j] = "B"
+			}
+		}
+		parts[i] = strings.Join(words, "-")
+	}
+	return strings.Join(parts, "/")
+}
+
+// goBenchFloat writes a figure with the precision go test uses: about four
+// significant digits, never an exponent for ordinary benchmark values.
+func goBenchFloat(v float64) string {
+	switch y := math.Abs(v); {
+	case y == 0:
+		return "0"
+	case y >= 99.995:
+		return fmt.Sprintf("%.1f", v)
+	case y >= 9.9995:
+		return fmt.Sprintf("%.2f", v)
+	case y >= 0.99995:
+		return fmt.Sprintf("%.3f", v)
+	case y >= 0.0099995:
+		return fmt.Sprintf("%.4f", v)
+	}
+	return fmt.Sprintf("%.6g", v)
+}
