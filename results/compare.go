@@ -1,0 +1,445 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// CompareOptions adjusts Compare. The zero value compares ns_per_op at
+// alpha 0.05.
+type CompareOptions struct {
+	Metric string  // "ns_per_op" by default; any metric of Instances
+	Alpha  float64 // significance level of the U-test; 0 means 0.05
+	// Better says which direction is better for an op's metric, when the
+	// op declares it; nil, or known = false, falls back to the metric's name.
+	Better func(op, metric string) (higher, known bool)
+}
+
+// Comparison is several results side by side: one row per benchmark
+// instance present in any of them, one column per result, and the change of
+// each later column against the first with a Mann-Whitney U test on the
+// runs (benchstat's test: benchmath.AssumeNothing).
+type Comparison struct {
+	Metric string   `json:"metric"`
+	Better string   `json:"better"` // "lower", "higher", or "" when unknown
+	Alpha  float64  `json:"alpha"`
+	Labels []string `json:"labels"`
+	// Differences are environment fields that differ between the results
+	// in ways that make their figures not comparable like for like.
+	Differences []string     `json:"environment_differences,omitempty"`
+	Rows        []CompareRow `json:"rows"`
+}
+
+// CompareRow is one benchmark instance across the results.
+type CompareRow struct {
+	Name   string         `json:"name"`
+	Label  string         `json:"label"`
+	Cells  []*CompareCell `json:"cells"`  // one per result; nil when absent there
+	Deltas []Delta        `json:"deltas"` // one per result after the first
+}
+
+// CompareCell is one instance's metric in one result.
+type CompareCell struct {
+	Median   float64   `json:"median"`
+	CI95Low  float64   `json:"ci95_low"`
+	CI95High float64   `json:"ci95_high"`
+	Runs     []float64 `json:"runs"`
+	Error    string    `json:"error,omitempty"` // the benchmark failed, or lacks the metric
+}
+
+// Delta is one later result against the first, for one instance.
+type Delta struct {
+	Ratio       *float64 `json:"ratio"` // later / first; nil when it cannot be computed
+	P           float64  `json:"p"`
+	Significant bool     `json:"significant"`
+	Warnings    []string `json:"warnings,omitempty"` // from the test, e.g. too few runs
+}
+
+// Compare lines up the results. Their labels head the columns; a label
+// that repeats gets "#2", "#3" so that every column is named.
+func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
+	if len(rs) < 2 {
+		return nil, fmt.Errorf("compare: need at least two results, have %d", len(rs))
+	}
+	if opt.Metric == "" {
+		opt.Metric = "ns_per_op"
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return nil, fmt.Errorf("compare: alpha %v is not between 0 and 1", opt.Alpha)
+	}
+	c := &Comparison{Metric: opt.Metric, Alpha: opt.Alpha, Differences: envDifferences(rs)}
+	seenLabel := map[string]int{}
+	for i, r := range rs {
+		l := r.Label
+		if l == "" {
+			l = fmt.Sprintf("result %d", i+1)
+		}
+		if seenLabel[l]++; seenLabel[l] > 1 {
+			l = fmt.Sprintf("%s #%d", l, seenLabel[l])
+		}
+		c.Labels = append(c.Labels, l)
+	}
+
+	// One row per instance, in the order first met.
+	index := map[string]int{}
+	for _, r := range rs {
+		for i := range r.Benchmarks {
+			b := &r.Benchmarks[i]
+			if _, ok := index[b.Name]; !ok {
+				index[b.Name] = len(c.Rows)
+				c.Rows = append(c.Rows, CompareRow{Name: b.Name, Label: rowLabel(b), Cells: make([]*CompareCell, len(rs))})
+			}
+		}
+	}
+	found := false
+	for ri, r := range rs {
+		for i := range r.Benchmarks {
+			b := &r.Benchmarks[i]
+			cell := metricCell(b, opt.Metric)
+			found = found || cell.Error == ""
+			c.Rows[index[b.Name]].Cells[ri] = cell
+			if c.Better == "" {
+				c.Better = better(b.Op, opt)
+			}
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("compare: no benchmark in these results has the metric %q", opt.Metric)
+	}
+	if opt.Metric != "ns_per_op" {
+		// Only some ops report other metrics; rows of the rest would be noise.
+		rows := c.Rows[:0]
+		for _, row := range c.Rows {
+			for _, cell := range row.Cells {
+				if cell != nil && cell.Error == "" {
+					rows = append(rows, row)
+					break
+				}
+			}
+		}
+		c.Rows = rows
+	}
+	thresholds := &benchmath.Thresholds{CompareAlpha: opt.Alpha}
+	for i := range c.Rows {
+		row := &c.Rows[i]
+		for _, cell := range row.Cells[1:] {
+			row.Deltas = append(row.Deltas, delta(row.Cells[0], cell, thresholds))
+		}
+	}
+	return c, nil
+}
+
+// metricCell gathers b's runs of one metric.
+func metricCell(b *Benchmark, metric string) *CompareCell {
+	if b.Error != "" {
+		return &CompareCell{Error: "failed: " + b.Error}
+	}
+	if len(b.Runs) == 0 {
+		return &CompareCell{Error: "no runs"}
+	}
+	var vals []float64
+	for _, run := range instanceRuns(b) {
+		if v, ok := run[metric]; ok {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return &CompareCell{Error: "no " + metric}
+	}
+	s, _ := Summarize(vals) // too few runs for an interval shows as min..max
+	return &CompareCell{Median: s.Median, CI95Low: s.CI95Low, CI95High: s.CI95High, Runs: vals}
+}
+
+// delta tests new against old.
+func delta(old, new *CompareCell, t *benchmath.Thresholds) Delta {
+	if old == nil || new == nil || old.Error != "" || new.Error != "" {
+		return Delta{P: 1}
+	}
+	var d Delta
+	if old.Median != 0 {
+		r := new.Median / old.Median
+		if !math.IsNaN(r) && !math.IsInf(r, 0) {
+			d.Ratio = &r
+		}
+	}
+	cmp := benchmath.AssumeNothing.Compare(
+		benchmath.NewSample(append([]float64(nil), old.Runs...), t),
+		benchmath.NewSample(append([]float64(nil), new.Runs...), t))
+	d.P = cmp.P
+	d.Significant = cmp.P <= cmp.Alpha && len(cmp.Warnings) == 0
+	for _, w := range cmp.Warnings {
+		d.Warnings = append(d.Warnings, w.Error())
+	}
+	return d
+}
+
+// better names the better direction of a metric: the op's declaration if
+// it has one, else what the name says (rates are better higher; times,
+// sizes and counts of failures lower).
+func better(op string, opt CompareOptions) string {
+	if opt.Better != nil {
+		if higher, known := opt.Better(op, opt.Metric); known {
+			if higher {
+				return "higher"
+			}
+			return "lower"
+		}
+	}
+	m := opt.Metric
+	switch {
+	case strings.HasSuffix(m, "_per_sec") || strings.HasSuffix(m, "_per_s"):
+		return "higher"
+	case m == "ns_per_op" || strings.HasSuffix(m, "_ns") || strings.HasSuffix(m, "_bytes") ||
+		strings.HasSuffix(m, "_per_op") || strings.HasPrefix(m, "failed"):
+		return "lower"
+	}
+	return ""
+}
+
+// envDifferences lists the environment fields whose known values differ
+// between results; a field that one result did not record is no evidence.
+func envDifferences(rs []*Result) []string {
+	fields := []struct {
+		name string
+		get  func(Environment) string
+	}{
+		{"os", func(e Environment) string { return e.OS }},
+		{"arch", func(e Environment) string { return e.Arch }},
+		{"cpu_model", func(e Environment) string { return e.CPUModel }},
+		{"governor", func(e Environment) string { return e.Governor }},
+		{"kernel", func(e Environment) string { return e.Kernel }},
+		{"go_version", func(e Environment) string { return e.GoVersion }},
+		{"gomaxprocs", func(e Environment) string { return strconv.Itoa(e.GOMAXPROCS) }},
+		{"vm", func(e Environment) string { return e.VM }},
+	}
+	var out []string
+	for _, f := range fields {
+		var vals []string
+		known := map[string]bool{}
+		for _, r := range rs {
+			v := f.get(r.Environment)
+			if v == "" || v == "0" {
+				v = "unknown"
+			} else {
+				known[v] = true
+			}
+			vals = append(vals, v)
+		}
+		if len(known) > 1 {
+			out = append(out, f.name+" ("+strings.Join(vals, " vs ")+")")
+		}
+	}
+	return out
+}
+
+// WriteMarkdown writes the comparison as a Markdown table, with what the
+// table compares and any environment differences above it, and the tests'
+// warnings below.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	dir := ""
+	if c.Better != "" {
+		dir = ", " + c.Better + " is better"
+	}
+	fmt.Fprintf(bw, "Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).\n\n",
+		c.Metric, dir, c.Labels[0], c.Alpha)
+	if len(c.Differences) > 0 {
+		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
+			escape(strings.Join(c.Differences, "; ")))
+	}
+	header := append([]string{"Name"}, c.Labels...)
+	align := []string{"------"}
+	for range c.Labels {
+		align = append(align, "-----:")
+	}
+	for _, l := range c.Labels[1:] {
+		header = append(header, l+" vs "+c.Labels[0])
+		align = append(align, "------")
+	}
+	fmt.Fprintf(bw, "| %s |\n|%s|\n", strings.Join(escapeAll(header), " | "), strings.Join(align, "|"))
+	warnings := map[string]bool{}
+	var warningOrder []string
+	for _, row := range c.Rows {
+		cells := []string{escape(row.Label)}
+		for _, cell := range row.Cells {
+			cells = append(cells, c.cellText(cell))
+		}
+		for _, d := range row.Deltas {
+			cells = append(cells, c.deltaText(d))
+			for _, w := range d.Warnings {
+				if !warnings[w] {
+					warnings[w] = true
+					warningOrder = append(warningOrder, w)
+				}
+			}
+		}
+		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if len(warningOrder) > 0 {
+		fmt.Fprintf(bw, "\n? too few runs for a significance test: %s.\n", strings.Join(warningOrder, "; "))
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+// cellText is "28.9 ns ±1%", "—" when the result lacks the instance, or
+// why there is no figure.
+func (c *Comparison) cellText(cell *CompareCell) string {
+	switch {
+	case cell == nil:
+		return "—"
+	case cell.Error != "":
+		if strings.HasPrefix(cell.Error, "failed") {
+			return "failed"
+		}
+		return escape(cell.Error)
+	}
+	s := c.figure(cell.Median)
+	if len(cell.Runs) > 1 && cell.Median != 0 {
+		s += fmt.Sprintf(" ±%.0f%%", 100*(cell.CI95High-cell.CI95Low)/2/math.Abs(cell.Median))
+	}
+	return s
+}
+
+// deltaText is "1.33× slower (p=0.008 n=5)", "~ 1.02× (p=0.421 n=5)",
+// "1.02× ? (n=1)" when the runs are too few for a test, or "N/A".
+func (c *Comparison) deltaText(d Delta) string {
+	if d.Ratio == nil {
+		return "N/A"
+	}
+	r := *d.Ratio
+	s := strconv.FormatFloat(r, 'f', 2, 64) + "×"
+	switch {
+	case len(d.Warnings) > 0:
+		return s + " ?"
+	case !d.Significant:
+		return fmt.Sprintf("~ %s (p=%.3f)", s, d.P)
+	}
+	if word := c.direction(r); word != "" {
+		s += " " + word
+	}
+	return fmt.Sprintf("%s (p=%.3f)", s, d.P)
+}
+
+// direction says whether a significant ratio is for the better.
+func (c *Comparison) direction(r float64) string {
+	if r == 1 || c.Better == "" {
+		return ""
+	}
+	up := r > 1
+	if c.Metric == "ns_per_op" {
+		if up {
+			return "slower"
+		}
+		return "faster"
+	}
+	if up == (c.Better == "higher") {
+		return "better"
+	}
+	return "worse"
+}
+
+// figure renders a value of the compared metric.
+func (c *Comparison) figure(v float64) string {
+	if c.Metric == "ns_per_op" || strings.HasSuffix(c.Metric, "_ns") {
+		return humanNs(v)
+	}
+	return humanFloat(v)
+}
+
+func escapeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = escape(s)
+	}
+	return out
+}
+
+// WriteCSV writes the comparison as RFC 4180 CSV: per result a median and
+// a run count, per later result its ratio (empty when it cannot be
+// computed), p-value and whether the change is significant.
+func (c *Comparison) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	header := []string{"name", "label"}
+	for _, l := range c.Labels {
+		header = append(header, l+" median "+c.Metric, l+" runs")
+	}
+	for _, l := range c.Labels[1:] {
+		header = append(header, l+" ratio", l+" p", l+" significant")
+	}
+	cw.Write(header)
+	for _, row := range c.Rows {
+		rec := []string{row.Name, row.Label}
+		for _, cell := range row.Cells {
+			if cell == nil || cell.Error != "" {
+				rec = append(rec, "", "0")
+				continue
+			}
+			rec = append(rec, csvFloat(cell.Median), strconv.Itoa(len(cell.Runs)))
+		}
+		for _, d := range row.Deltas {
+			ratio := ""
+			if d.Ratio != nil {
+				ratio = csvFloat(*d.Ratio)
+			}
+			rec = append(rec, ratio, csvFloat(d.P), strconv.FormatBool(d.Significant))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write comparison csv: %w", err)
+	}
+	return nil
+}
+
+// WriteJSON writes the comparison as indented JSON.
+func (c *Comparison) WriteJSON(w io.Writer) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode comparison: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// WriteSVG draws the comparison as grouped horizontal bars on a log
+// scale: one group per row, one colour per result, with a legend.
+func (c *Comparison) WriteSVG(w io.Writer) error {
+	ch := chart{
+		Title:  strings.Join(c.Labels, " vs "),
+		XLabel: c.Metric + " (log scale)",
+		Format: c.figure,
+	}
+	if c.Metric == "ns_per_op" {
+		ch.XLabel = "time per op (log scale)"
+	}
+	for _, row := range c.Rows {
+		ch.Rows = append(ch.Rows, row.Label)
+	}
+	for i, l := range c.Labels {
+		s := chartSeries{Name: l}
+		for _, row := range c.Rows {
+			v := math.NaN()
+			if cell := row.Cells[i]; cell != nil && cell.Error == "" {
+				v = cell.Median
+			}
+			s.Values = append(s.Values, v)
+		}
+		ch.Series = append(ch.Series, s)
+	}
+	return writeBarChart(w, ch)
+}

@@ -1,0 +1,184 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func leopard(t *testing.T) *Result {
+	t.Helper()
+	r, err := ReadFile("testdata/result-leopard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCompareGolden(t *testing.T) {
+	c, err := Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		ext   string
+		write func(*bytes.Buffer) error
+	}{
+		{".md", func(b *bytes.Buffer) error { return c.WriteMarkdown(b) }},
+		{".csv", func(b *bytes.Buffer) error { return c.WriteCSV(b) }},
+		{".json", func(b *bytes.Buffer) error { return c.WriteJSON(b) }},
+		{".svg", func(b *bytes.Buffer) error { return c.WriteSVG(b) }},
+	} {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			t.Fatalf("write %s: %v", f.ext, err)
+		}
+		golden(t, "compare-tiger-leopard"+f.ext, buf.Bytes())
+	}
+
+	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "requests_per_sec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare-requests.md", buf.Bytes())
+}
+
+func TestCompareRows(t *testing.T) {
+	c, err := Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]CompareRow{}
+	for _, r := range c.Rows {
+		rows[r.Name] = r
+	}
+	// One row per instance in either file.
+	if len(c.Rows) != 7 {
+		t.Errorf("%d rows, want 7 (the union of both files)", len(c.Rows))
+	}
+	if cell := rows["reflect_call"].Cells[0]; cell != nil {
+		t.Errorf("reflect_call is only in leopard, but tiger has a cell %+v", cell)
+	}
+	if cell := rows["memcpy/size=1MB"].Cells[1]; cell != nil {
+		t.Errorf("memcpy/size=1MB is only in tiger, but leopard has a cell %+v", cell)
+	}
+	for name, want := range map[string]struct {
+		ratio       bool
+		significant bool
+		warned      bool
+	}{
+		"int_div":              {true, true, false},   // 2.4 -> 4.8 ns over five runs each
+		"func_value_call":      {true, false, false},  // the same within noise
+		"http_get":             {true, false, true},   // one run each: no test possible
+		"file_write/size=16MB": {false, false, false}, // failed in tiger
+		"reflect_call":         {false, false, false}, // absent in tiger
+	} {
+		d := rows[name].Deltas[0]
+		if (d.Ratio != nil) != want.ratio || d.Significant != want.significant || (len(d.Warnings) > 0) != want.warned {
+			t.Errorf("%s: delta %+v (ratio %v), want ratio=%v significant=%v warned=%v", name, d, d.Ratio, want.ratio, want.significant, want.warned)
+		}
+	}
+	if r := rows["int_div"].Deltas[0].Ratio; r == nil || *r != 2 {
+		t.Errorf("int_div ratio = %v, want 2", r)
+	}
+	if got := strings.Join(c.Differences, "; "); !strings.Contains(got, "arch (amd64 vs 386)") || !strings.Contains(got, "governor") {
+		t.Errorf("differences = %q, want arch and governor", got)
+	}
+	var md bytes.Buffer
+	c.WriteMarkdown(&md)
+	for _, want := range []string{"Environments differ", "N/A", "| — |", "2.00× slower", "~ ", "?"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "| 0.00×") {
+		t.Errorf("a ratio that cannot be computed printed as 0:\n%s", md.String())
+	}
+}
+
+func TestCompareDirection(t *testing.T) {
+	higher := func(op, metric string) (bool, bool) { return metric == "custom_score", op == "http" }
+	for _, tt := range []struct {
+		metric string
+		better func(string, string) (bool, bool)
+		want   string
+	}{
+		{"ns_per_op", nil, "lower"},
+		{"requests_per_sec", nil, "higher"},
+		{"max_rss_bytes", nil, "lower"},
+		{"custom_score", higher, "higher"},
+		{"custom_score", nil, ""},
+	} {
+		r1, r2 := tiger(t), leopard(t)
+		for _, r := range []*Result{r1, r2} {
+			for i := range r.Benchmarks {
+				for j := range r.Benchmarks[i].Runs {
+					run := &r.Benchmarks[i].Runs[j]
+					if run.Metrics == nil {
+						run.Metrics = map[string]float64{}
+					}
+					run.Metrics["custom_score"] = run.NsPerOp
+				}
+			}
+		}
+		c, err := Compare([]*Result{r1, r2}, CompareOptions{Metric: tt.metric, Better: tt.better})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Better != tt.want {
+			t.Errorf("%s: better = %q, want %q", tt.metric, c.Better, tt.want)
+		}
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	if _, err := Compare([]*Result{tiger(t)}, CompareOptions{}); err == nil {
+		t.Error("Compare of one result succeeded")
+	}
+	if _, err := Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "nosuch"}); err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("Compare with an unknown metric: %v", err)
+	}
+	if _, err := Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Alpha: 2}); err == nil {
+		t.Error("Compare with alpha 2 succeeded")
+	}
+}
+
+func TestCompareFormatsParse(t *testing.T) {
+	c, err := Compare([]*Result{tiger(t), leopard(t), leopard(t)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Labels, ","); got != "tiger,leopard,leopard #2" {
+		t.Errorf("labels = %s", got)
+	}
+	var b bytes.Buffer
+	if err := c.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) != 1+len(c.Rows) {
+		t.Fatalf("CSV: %d records, err %v", len(recs), err)
+	}
+	b.Reset()
+	if err := c.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Comparison
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || len(back.Rows) != len(c.Rows) {
+		t.Fatalf("JSON does not read back: %v", err)
+	}
+	b.Reset()
+	if err := c.WriteSVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	bars := svgBars(t, b.Bytes())
+	if len(bars) != 3 {
+		t.Errorf("SVG has bars in %d colours, want one per result: %v", len(bars), bars)
+	}
+}
