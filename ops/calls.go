@@ -9,9 +9,9 @@ import (
 
 // The call ops time one call each. Every callee takes and returns a value
 // that the loop accumulates and stores in sinkInt after the loop, so the
-// compiler can neither drop the calls nor hoist them out of the loop; the
-// callees are //go:noinline (or reached through a func value, an interface
-// or reflect, which Go does not inline either).
+// compiler can neither drop the calls nor hoist them out of the loop. The
+// callee is //go:noinline; calls through a func value, an interface or
+// reflect are not inlined either, as the values live in package variables.
 
 // sinkInt keeps integer results alive: a package-level store the compiler
 // cannot prove unused.
@@ -20,18 +20,20 @@ var sinkInt int64
 func init() {
 	Register(&Def{
 		Name: "noop",
-		Doc: "One iteration is one call of an empty, non-inlined function with no arguments: " +
-			"the harness's floor, the loop's own cost plus a call and return.",
-		Classic: "null function",
+		Doc: "One iteration is one pass of the op's counting loop with an empty body: no call, " +
+			"no memory access. It is the floor under every op, and shows that the harness adds " +
+			"nothing per iteration; call.direct adds a function call to it.",
+		Classic: "null function (the loop alone; call.direct is the loop with the call)",
 		New: func(param.Values, Env) (Op, error) {
 			return Func(runNoop), nil
 		},
 	})
 	Register(&Def{
 		Name: "call.direct",
-		Doc: "One iteration is one direct call of a non-inlined function that adds its argument " +
-			"to a constant and returns it; the loop sums the results.",
-		Classic: "C function call (no row of its own; the baseline the dynamic calls are compared with)",
+		Doc: "One iteration is one direct call of a non-inlined function that adds one to its " +
+			"argument and returns it; the loop sums the results. The baseline the dynamic calls " +
+			"are compared with.",
+		Classic: "null function (a plain C function call)",
 		New: func(param.Values, Env) (Op, error) {
 			return Func(runCallDirect), nil
 		},
@@ -68,14 +70,11 @@ func init() {
 }
 
 func runNoop(_ context.Context, n int64) (Sample, error) {
+	// Go keeps empty counted loops, so this is n increments and compares.
 	for i := int64(0); i < n; i++ {
-		nullFunc()
 	}
 	return Sample{}, nil
 }
-
-//go:noinline
-func nullFunc() {}
 
 func runCallDirect(_ context.Context, n int64) (Sample, error) {
 	var acc int64
