@@ -22,6 +22,8 @@ type Plan struct {
 	Benchmarks []*Benchmark      // instances in file order, matrices expanded
 	Servers    []*Server
 	Asserts    []*Assert
+
+	sources map[string]*hcl.File // Files and var files, parsed, for diagnostic snippets
 }
 
 // Suite holds the suite block, with defaults applied.

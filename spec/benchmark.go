@@ -1,0 +1,354 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/specrun/specrun/ops"
+)
+
+// benchmarkAttrs are the attributes every benchmark block may have; the
+// rest of its attributes are the op's parameters.
+var benchmarkAttrs = []hcl.AttributeSchema{
+	{Name: "op", Required: true}, {Name: "label"}, {Name: "iterations"}, {Name: "repeat"},
+	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"}, {Name: "interleave"},
+}
+
+// StandardMetrics are the metrics the harness records for every op, beside
+// the op's own (ops.Def.Metrics); asserts may read any of them.
+var StandardMetrics = []string{"ns_per_op", "ops_per_sec", "bytes_per_sec"}
+
+// axis is one matrix key with all its values.
+type axis struct {
+	key    string
+	values []cty.Value
+	names  []string
+}
+
+func (l *loader) decodeBenchmark(b *hcl.Block) {
+	name := b.Labels[0]
+	info := &blockInfo{declRange: b.DefRange, broken: true}
+	l.blocks[name] = info
+
+	head, _, diags := b.Body.PartialContent(&hcl.BodySchema{Attributes: benchmarkAttrs[:1]})
+	l.diags = append(l.diags, diags...)
+	opAttr := head.Attributes["op"]
+	if opAttr == nil {
+		return
+	}
+	var opName string
+	if !l.stringAttr(opAttr, l.ctx(nil), &opName) {
+		return
+	}
+	def, ok := l.opts.lookup(opName)
+	if !ok {
+		l.errorf(opAttr.Expr.Range().Ptr(), "Unknown op",
+			"There is no op named %q.%s Run \"specrun ops\" to list them.", opName, didYouMean(opName, l.opts.opNames()))
+		return
+	}
+
+	schema := &hcl.BodySchema{
+		Attributes: append([]hcl.AttributeSchema{}, benchmarkAttrs...),
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "matrix"}},
+	}
+	for _, p := range def.Params {
+		if !isBenchmarkAttr(p.Name) {
+			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: p.Name})
+		}
+	}
+	content, diags := b.Body.Content(schema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return
+	}
+
+	axes, ok := l.decodeMatrix(name, content.Blocks)
+	if !ok {
+		return
+	}
+	info.matrix = len(axes) > 0
+	info.metrics = append(append([]string{}, StandardMetrics...), metricNames(def)...)
+
+	total := 1
+	for _, a := range axes {
+		total *= len(a.values) // each factor is at most MaxInstances, checked in decodeMatrix
+		if total > MaxInstances {
+			break
+		}
+	}
+	if l.count+total > MaxInstances {
+		l.errorf(b.DefRange.Ptr(), "Too many benchmark instances",
+			"Benchmark %q would bring the spec over %d instances (the block alone has %s). Use fewer matrix values or split the spec.",
+			name, MaxInstances, productText(axes))
+		return
+	}
+	l.count += total
+
+	if _, set := content.Attributes["iterations"]; set && def.Iterations != nil {
+		l.warnf(content.Attributes["iterations"].NameRange.Ptr(), "Iterations ignored",
+			"Op %q fixes the iteration count of a run from its parameters, so \"iterations\" has no effect.", def.Name)
+	}
+
+	idx := make([]int, len(axes))
+	before := len(l.diags)
+	for {
+		params := map[string]cty.Value{}
+		var key []string
+		var point []Axis
+		for i, a := range axes {
+			params[a.key] = a.values[idx[i]]
+			key = append(key, a.key+"="+a.names[idx[i]])
+			point = append(point, Axis{Key: a.key, Value: a.names[idx[i]]})
+		}
+		instName := name
+		if len(key) > 0 {
+			instName = name + "/" + strings.Join(key, "/")
+			info.instances = append(info.instances, strings.Join(key, "/"))
+		}
+		var ctx *hcl.EvalContext
+		if len(axes) > 0 {
+			ctx = l.ctx(params)
+		} else {
+			ctx = l.ctx(nil)
+		}
+		bm := l.decodeInstance(instName, name, def, content.Attributes, ctx)
+		bm.Matrix = point
+		bm.DeclRange = b.DefRange
+		l.plan.Benchmarks = append(l.plan.Benchmarks, bm)
+
+		// advance the odometer: the last key varies fastest, as Go's
+		// sub-benchmarks nest
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(axes[i].values) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	info.broken = l.diags[before:].HasErrors()
+}
+
+func isBenchmarkAttr(name string) bool {
+	for _, a := range benchmarkAttrs {
+		if a.Name == name {
+			return true
+		}
+	}
+	return name == "matrix"
+}
+
+func metricNames(def *ops.Def) []string {
+	var names []string
+	for _, m := range def.Metrics {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+func productText(axes []axis) string {
+	var parts []string
+	total := 1.0
+	for _, a := range axes {
+		parts = append(parts, fmt.Sprint(len(a.values)))
+		total *= float64(len(a.values))
+	}
+	if len(parts) < 2 {
+		return fmt.Sprintf("%.0f", total)
+	}
+	return fmt.Sprintf("%.0f (%s)", total, strings.Join(parts, " × "))
+}
+
+// decodeMatrix reads the matrix block: keys in the order written, each a
+// non-empty list of distinct strings, numbers or bools.
+func (l *loader) decodeMatrix(block string, blocks hcl.Blocks) ([]axis, bool) {
+	if len(blocks) == 0 {
+		return nil, true
+	}
+	ok := true
+	for _, extra := range blocks[1:] {
+		l.errorf(extra.DefRange.Ptr(), "Duplicate matrix block",
+			"Benchmark %q already has a matrix block at %s; put every key in one block.", block, blocks[0].DefRange.String())
+		ok = false
+	}
+	attrs, diags := blocks[0].Body.JustAttributes()
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return nil, false
+	}
+	if len(attrs) == 0 {
+		l.errorf(blocks[0].DefRange.Ptr(), "Empty matrix", "The matrix block of benchmark %q has no keys. Remove it, or add a key such as size = [\"16B\", \"1MB\"].", block)
+		return nil, false
+	}
+	ctx := l.ctx(nil)
+	var axes []axis
+	for _, attr := range sortedAttrs(attrs) {
+		v, diags := attr.Expr.Value(ctx)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() || !v.IsWhollyKnown() {
+			ok = false
+			continue
+		}
+		ty := v.Type()
+		if v.IsNull() || !(ty.IsListType() || ty.IsTupleType() || ty.IsSetType()) {
+			l.errorf(attr.Expr.Range().Ptr(), "Invalid matrix key",
+				"Matrix key %q must be a list of values, such as [\"16B\", \"1MB\"]; got %s.", attr.Name, typeName(ty))
+			ok = false
+			continue
+		}
+		n := v.LengthInt()
+		if n == 0 {
+			l.errorf(attr.Expr.Range().Ptr(), "Empty matrix key",
+				"Matrix key %q has no values, so benchmark %q would have no instances. Give it at least one value.", attr.Name, block)
+			ok = false
+			continue
+		}
+		if n > MaxInstances {
+			l.errorf(attr.Expr.Range().Ptr(), "Too many benchmark instances",
+				"Matrix key %q has %d values; a spec holds at most %d instances.", attr.Name, n, MaxInstances)
+			ok = false
+			continue
+		}
+		a := axis{key: attr.Name}
+		seen := map[string]bool{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			s, valid := matrixName(e)
+			if !valid {
+				l.errorf(attr.Expr.Range().Ptr(), "Invalid matrix value",
+					"Matrix key %q holds %s; matrix values must be strings, numbers or bools, since they name instances.", attr.Name, typeName(e.Type()))
+				ok = false
+				break
+			}
+			if seen[s] {
+				l.errorf(attr.Expr.Range().Ptr(), "Duplicate matrix value",
+					"Matrix key %q lists %q more than once; each instance needs a distinct name.", attr.Name, s)
+				ok = false
+				break
+			}
+			seen[s] = true
+			a.values = append(a.values, e)
+			a.names = append(a.names, s)
+		}
+		axes = append(axes, a)
+	}
+	return axes, ok
+}
+
+// matrixName formats a matrix value as instance names show it: strings as
+// written, numbers in shortest form, bools as true or false.
+func matrixName(v cty.Value) (string, bool) {
+	if v.IsNull() || !v.IsKnown() {
+		return "", false
+	}
+	switch v.Type() {
+	case cty.String:
+		return v.AsString(), true
+	case cty.Number:
+		return formatNumber(v), true
+	case cty.Bool:
+		if v.True() {
+			return "true", true
+		}
+		return "false", true
+	}
+	return "", false
+}
+
+// decodeInstance evaluates one instance's attributes with param bound to
+// its matrix point.
+func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attributes, ctx *hcl.EvalContext) *Benchmark {
+	s := l.plan.Suite
+	bm := &Benchmark{
+		Name: name, Block: block, Label: name, Op: def, Params: map[string]any{},
+		Repeat: s.Repeat, Warmup: s.Warmup, MinTime: s.MinTime, Timeout: s.Timeout,
+		Interleave: def.Interleave,
+	}
+	l.stringAttr(attrs["label"], ctx, &bm.Label)
+	l.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
+	l.countAttr(attrs["repeat"], ctx, &bm.Repeat)
+	l.durationAttr(attrs["warmup"], ctx, false, &bm.Warmup)
+	l.durationAttr(attrs["min_time"], ctx, true, &bm.MinTime)
+	l.durationAttr(attrs["timeout"], ctx, true, &bm.Timeout)
+	l.boolAttr(attrs["interleave"], ctx, &bm.Interleave)
+
+	for _, p := range def.Params {
+		if isBenchmarkAttr(p.Name) {
+			continue
+		}
+		attr := attrs[p.Name]
+		if attr == nil {
+			if p.Required {
+				l.errorf(attrs["op"].Range.Ptr(), "Missing required parameter",
+					"Op %q needs parameter %q (%s): %s", def.Name, p.Name, p.Type, p.Doc)
+			} else if p.Default != nil {
+				bm.Params[p.Name] = p.Default
+			}
+			continue
+		}
+		v, diags := attr.Expr.Value(ctx)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() || !v.IsWhollyKnown() {
+			continue
+		}
+		if v.IsNull() {
+			if p.Required {
+				l.errorf(attr.Expr.Range().Ptr(), "Missing required parameter",
+					"Op %q needs parameter %q (%s), and it is null here.", def.Name, p.Name, p.Type)
+			} else if p.Default != nil {
+				bm.Params[p.Name] = p.Default
+			}
+			continue
+		}
+		gv, perr := paramValue(p, v)
+		if perr != nil {
+			l.errorf(attr.Expr.Range().Ptr(), perr.summary, "%s", perr.detail)
+			continue
+		}
+		bm.Params[p.Name] = gv
+	}
+	return bm
+}
+
+// iterationsAttr decodes "auto" (0) or a whole number of at least one.
+// Integral floats such as 1e8 are accepted, since that is how big counts
+// are written.
+func (l *loader) iterationsAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int64) {
+	if attr == nil {
+		return
+	}
+	v, diags := attr.Expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+		return
+	}
+	switch v.Type() {
+	case cty.String:
+		if v.AsString() == "auto" {
+			*dst = 0
+			return
+		}
+	case cty.Number:
+		if n, ok := wholeNumber(v); ok && n >= 1 && n < math.MaxInt64 {
+			*dst = n
+			return
+		}
+	}
+	got := typeName(v.Type())
+	switch v.Type() {
+	case cty.String:
+		got = fmt.Sprintf("%q", v.AsString())
+	case cty.Number:
+		got = formatNumber(v)
+	}
+	l.errorf(attr.Expr.Range().Ptr(), "Invalid iterations",
+		"The iteration count must be a whole number of at least 1, or \"auto\" to calibrate it from min_time; got %s.", got)
+}

@@ -1,0 +1,228 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Suite defaults, as DESIGN.md fixes them.
+const (
+	DefaultRepeat  = 3
+	DefaultWarmup  = 100 * time.Millisecond
+	DefaultMinTime = 500 * time.Millisecond
+	DefaultTimeout = 10 * time.Minute
+)
+
+// MaxInstances bounds the benchmark instances of one spec, so that a matrix
+// typo is a diagnostic rather than an exhausted machine.
+const MaxInstances = 10000
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "suite", LabelNames: []string{"name"}},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "locals"},
+		{Type: "benchmark", LabelNames: []string{"name"}},
+		{Type: "server", LabelNames: []string{"name"}},
+		{Type: "assert", LabelNames: []string{"name"}},
+	},
+}
+
+// loader carries the state of one LoadFiles: what is evaluated so far and
+// the diagnostics gathered.
+type loader struct {
+	opts   Options
+	parser *hclparse.Parser
+	plan   *Plan
+	diags  hcl.Diagnostics
+
+	vars    map[string]cty.Value
+	locals  map[string]cty.Value
+	servers map[string]cty.Value
+	blocks  map[string]*blockInfo // benchmark blocks by name, for assert references
+	count   int                   // instances so far, against MaxInstances
+}
+
+// blockInfo is what asserts need to know about a benchmark block.
+type blockInfo struct {
+	matrix    bool
+	instances []string // keys of matrix instances, "size=16B/atomic=true"
+	metrics   []string
+	broken    bool // it had errors: references to it are not reported again
+	declRange hcl.Range
+}
+
+func (l *loader) errorf(subject *hcl.Range, summary, format string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  subject,
+	})
+}
+
+func (l *loader) warnf(subject *hcl.Range, summary, format string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  subject,
+	})
+}
+
+// result drops repeated diagnostics: every instance of a matrix evaluates
+// the same attributes and would report the same mistake once per instance.
+func (l *loader) result() hcl.Diagnostics {
+	seen := map[string]bool{}
+	var out hcl.Diagnostics
+	for _, d := range l.diags {
+		key := fmt.Sprintf("%d|%s|%s|%v", d.Severity, d.Summary, d.Detail, d.Subject)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// decode walks the blocks of every file in dependency order: variables,
+// locals, suite, servers, benchmarks, then asserts, which refer to them.
+func (l *loader) decode(bodies []hcl.Body, defaultName string) {
+	byType := map[string][]*hcl.Block{}
+	for _, body := range bodies {
+		content, diags := body.Content(rootSchema)
+		l.diags = append(l.diags, diags...)
+		if content == nil {
+			continue
+		}
+		for _, b := range content.Blocks {
+			byType[b.Type] = append(byType[b.Type], b)
+		}
+	}
+
+	l.decodeVariables(byType["variable"])
+	l.decodeLocals(byType["locals"])
+	l.plan.Suite = l.decodeSuite(byType["suite"], defaultName)
+
+	l.servers = map[string]cty.Value{}
+	names := map[string]hcl.Range{}
+	for _, b := range byType["server"] {
+		if !l.checkName(b, "server", names) {
+			continue
+		}
+		if s := l.decodeServer(b); s != nil {
+			l.plan.Servers = append(l.plan.Servers, s)
+			l.servers[s.Name] = cty.ObjectVal(map[string]cty.Value{
+				"name": cty.StringVal(s.Name),
+				"url":  cty.StringVal(s.URL),
+			})
+		}
+	}
+
+	l.blocks = map[string]*blockInfo{}
+	names = map[string]hcl.Range{}
+	for _, b := range byType["benchmark"] {
+		if !l.checkName(b, "benchmark", names) {
+			continue
+		}
+		l.decodeBenchmark(b)
+	}
+	if len(byType["benchmark"]) == 0 {
+		l.errorf(nil, "No benchmarks", "The spec declares no benchmark block. Add one, such as:\n\n  benchmark \"null\" {\n    op = \"noop\"\n  }")
+	}
+
+	names = map[string]hcl.Range{}
+	for _, b := range byType["assert"] {
+		if !l.checkName(b, "assert", names) {
+			continue
+		}
+		if a := l.decodeAssert(b); a != nil {
+			l.plan.Asserts = append(l.plan.Asserts, a)
+		}
+	}
+}
+
+// checkName reports a label that is not an identifier or is already taken
+// by a block of the same type, in any file of the spec.
+func (l *loader) checkName(b *hcl.Block, kind string, seen map[string]hcl.Range) bool {
+	name := b.Labels[0]
+	if !hclsyntax.ValidIdentifier(name) {
+		l.errorf(b.LabelRanges[0].Ptr(), fmt.Sprintf("Invalid %s name", kind),
+			"The name %q cannot be used in expressions such as %s.NAME. A name starts with a letter or underscore and holds only letters, digits, underscores and dashes.", name, kind)
+		return false
+	}
+	if prev, dup := seen[name]; dup {
+		l.errorf(b.LabelRanges[0].Ptr(), fmt.Sprintf("Duplicate %s", kind),
+			"A %s named %q is already declared at %s. Names must be unique across all files of a spec.", kind, name, prev.String())
+		return false
+	}
+	seen[name] = b.DefRange
+	return true
+}
+
+// ctx is the evaluation context of most attributes: variables, locals,
+// servers, the standard functions, and param when given.
+func (l *loader) ctx(params map[string]cty.Value) *hcl.EvalContext {
+	vars := map[string]cty.Value{
+		"var":   cty.ObjectVal(l.vars),
+		"local": cty.ObjectVal(l.locals),
+	}
+	if l.servers != nil {
+		vars["server"] = cty.ObjectVal(l.servers)
+	}
+	if params != nil {
+		vars["param"] = cty.ObjectVal(params)
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: functions}
+}
+
+var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "title"}, {Name: "description"}, {Name: "repeat"},
+	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"},
+}}
+
+func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
+	s := Suite{Name: defaultName, Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout}
+	for i, b := range blocks {
+		if i > 0 {
+			l.errorf(b.DefRange.Ptr(), "Duplicate suite block",
+				"A spec has at most one suite block; the first is at %s.", blocks[0].DefRange.String())
+			continue
+		}
+		s.Name = b.Labels[0]
+		content, diags := b.Body.Content(suiteSchema)
+		l.diags = append(l.diags, diags...)
+		ctx := l.ctx(nil)
+		attrs := content.Attributes
+		l.stringAttr(attrs["title"], ctx, &s.Title)
+		l.stringAttr(attrs["description"], ctx, &s.Description)
+		l.countAttr(attrs["repeat"], ctx, &s.Repeat)
+		l.durationAttr(attrs["warmup"], ctx, false, &s.Warmup)
+		l.durationAttr(attrs["min_time"], ctx, true, &s.MinTime)
+		l.durationAttr(attrs["timeout"], ctx, true, &s.Timeout)
+	}
+	return s
+}
+
+// sortedAttrs returns attrs in source order, for stable diagnostics and
+// for matrix keys, whose order names the instances.
+func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
+	out := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Range, out[j].Range
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	return out
+}

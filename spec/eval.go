@@ -1,0 +1,189 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+
+	"github.com/specrun/specrun/param"
+)
+
+// functions are the standard functions every expression sees: go-cty's
+// stdlib under Terraform's names, minus those that read the clock or
+// decode files, which would make a spec's meaning depend on when it loads.
+var functions = map[string]function.Function{
+	"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
+	"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
+	"pow": stdlib.PowFunc, "signum": stdlib.SignumFunc, "parseint": stdlib.ParseIntFunc,
+	"int": stdlib.IntFunc,
+
+	"format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
+	"upper": stdlib.UpperFunc, "lower": stdlib.LowerFunc, "title": stdlib.TitleFunc,
+	"join": stdlib.JoinFunc, "split": stdlib.SplitFunc, "replace": stdlib.ReplaceFunc,
+	"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc,
+	"strlen": stdlib.StrlenFunc, "substr": stdlib.SubstrFunc, "strrev": stdlib.ReverseFunc,
+	"trim": stdlib.TrimFunc, "trimspace": stdlib.TrimSpaceFunc,
+	"trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
+	"chomp": stdlib.ChompFunc, "indent": stdlib.IndentFunc,
+
+	"length": stdlib.LengthFunc, "concat": stdlib.ConcatFunc, "lookup": stdlib.LookupFunc,
+	"keys": stdlib.KeysFunc, "values": stdlib.ValuesFunc, "contains": stdlib.ContainsFunc,
+	"element": stdlib.ElementFunc, "index": stdlib.IndexFunc, "flatten": stdlib.FlattenFunc,
+	"merge": stdlib.MergeFunc, "range": stdlib.RangeFunc, "reverse": stdlib.ReverseListFunc,
+	"sort": stdlib.SortFunc, "distinct": stdlib.DistinctFunc, "zipmap": stdlib.ZipmapFunc,
+	"slice": stdlib.SliceFunc, "compact": stdlib.CompactFunc, "chunklist": stdlib.ChunklistFunc,
+	"coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
+	"setproduct": stdlib.SetProductFunc, "setunion": stdlib.SetUnionFunc,
+
+	"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc,
+	"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
+	"tobool": stdlib.MakeToFunc(cty.Bool),
+	"tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+	"tomap":  stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
+}
+
+// eval evaluates expr and converts it to ty. ok is false when a diagnostic
+// was recorded, or when the value is unknown because of an earlier error
+// (a cycle in locals), which is not reported again. A null value is
+// returned as is: callers treat it as "not set".
+func (l *loader) eval(expr hcl.Expression, ctx *hcl.EvalContext, ty cty.Type, what string) (cty.Value, bool) {
+	v, diags := expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() {
+		return cty.NilVal, false
+	}
+	if v.IsNull() {
+		return v, true
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil {
+		l.errorf(expr.Range().Ptr(), "Incorrect value type",
+			"Inappropriate value for %s: %s.", what, err.Error())
+		return cty.NilVal, false
+	}
+	return cv, true
+}
+
+func (l *loader) stringAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) bool {
+	if attr == nil {
+		return true
+	}
+	v, ok := l.eval(attr.Expr, ctx, cty.String, fmt.Sprintf("%q", attr.Name))
+	if ok && !v.IsNull() {
+		*dst = v.AsString()
+	}
+	return ok
+}
+
+func (l *loader) boolAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *bool) {
+	if attr == nil {
+		return
+	}
+	v, ok := l.eval(attr.Expr, ctx, cty.Bool, fmt.Sprintf("%q", attr.Name))
+	if ok && !v.IsNull() {
+		*dst = v.True()
+	}
+}
+
+// countAttr decodes a whole number of at least one (repeat).
+func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) {
+	if attr == nil {
+		return
+	}
+	v, ok := l.eval(attr.Expr, ctx, cty.Number, fmt.Sprintf("%q", attr.Name))
+	if !ok || v.IsNull() {
+		return
+	}
+	n, ok := wholeNumber(v)
+	if !ok || n < 1 || n > math.MaxInt32 {
+		l.errorf(attr.Expr.Range().Ptr(), "Invalid count",
+			"The value of %q must be a whole number of at least 1; got %s.", attr.Name, formatNumber(v))
+		return
+	}
+	*dst = int(n)
+}
+
+// durationAttr decodes a duration written in Go syntax.
+func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, positive bool, dst *time.Duration) {
+	if attr == nil {
+		return
+	}
+	v, diags := attr.Expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+		return
+	}
+	d, err := durationValue(v, positive)
+	if err != nil {
+		l.errorf(attr.Expr.Range().Ptr(), "Invalid duration", "The value of %q is not a valid duration: %s.", attr.Name, err)
+		return
+	}
+	*dst = d
+}
+
+// durationValue converts a string in Go syntax. A bare number is refused:
+// it has no unit, and guessing one would silently change a run.
+func durationValue(v cty.Value, positive bool) (time.Duration, error) {
+	if v.Type() != cty.String {
+		return 0, fmt.Errorf("durations are strings in Go syntax such as \"300ms\" or \"2s\", not %s", typeName(v.Type()))
+	}
+	d, err := param.ParseDuration(v.AsString())
+	if err != nil {
+		return 0, err
+	}
+	if positive && d == 0 {
+		return 0, fmt.Errorf("it must be longer than zero")
+	}
+	return d, nil
+}
+
+// wholeNumber returns v as an int64 when it is a whole number in range.
+func wholeNumber(v cty.Value) (int64, bool) {
+	if v.Type() != cty.Number || v.IsNull() || !v.IsKnown() {
+		return 0, false
+	}
+	bf := v.AsBigFloat()
+	if bf.IsInf() || !bf.IsInt() {
+		return 0, false
+	}
+	n, acc := bf.Int64()
+	return n, acc == big.Exact
+}
+
+// formatNumber writes a number in its shortest form: 1e8 as 100000000,
+// 0.5 as 0.5.
+func formatNumber(v cty.Value) string {
+	if v.Type() != cty.Number || v.IsNull() || !v.IsKnown() {
+		return typeName(v.Type())
+	}
+	bf := v.AsBigFloat()
+	if bf.IsInt() {
+		if i, acc := bf.Int(nil); acc == big.Exact && len(i.String()) <= 30 {
+			return i.String()
+		}
+	}
+	return bf.Text('g', -1)
+}
+
+func typeName(t cty.Type) string {
+	switch {
+	case t == cty.Number:
+		return "a number"
+	case t == cty.String:
+		return "a string"
+	case t == cty.Bool:
+		return "a bool"
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		return "a list"
+	case t.IsMapType() || t.IsObjectType():
+		return "a map"
+	}
+	return t.FriendlyName()
+}

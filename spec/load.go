@@ -1,0 +1,296 @@
+package spec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/specrun/specrun/ops"
+)
+
+// Options adjust how a spec is loaded. The zero value loads the spec as
+// written against the built-in op catalog.
+type Options struct {
+	// Vars are raw --var NAME=VALUE values. A value is parsed as an HCL
+	// expression unless the variable is a string, and falls back to the
+	// plain string when it does not parse, as Terraform does.
+	Vars map[string]string
+	// VarFiles are files of NAME = VALUE attributes, applied in order
+	// before Vars. A .json file is read as HCL's JSON syntax.
+	VarFiles []string
+	// Ops looks up an op by name; nil means ops.Lookup.
+	Ops func(name string) (*ops.Def, bool)
+	// OpNames lists the catalog for "did you mean"; nil means the names of
+	// ops.All when Ops is nil, and no suggestions otherwise.
+	OpNames func() []string
+}
+
+func (o Options) lookup(name string) (*ops.Def, bool) {
+	if o.Ops != nil {
+		return o.Ops(name)
+	}
+	return ops.Lookup(name)
+}
+
+func (o Options) opNames() []string {
+	switch {
+	case o.OpNames != nil:
+		return o.OpNames()
+	case o.Ops == nil:
+		var names []string
+		for _, d := range ops.All() {
+			names = append(names, d.Name)
+		}
+		return names
+	}
+	return nil
+}
+
+// Load reads the spec at paths (files, or directories whose *.hcl files
+// form one spec) and turns it into a Plan. It always returns a Plan whose
+// Files hold what was read, so that its DiagnosticWriter can print the
+// diagnostics with source snippets; the rest of the Plan is partial when
+// the diagnostics have errors.
+func Load(paths []string, opts Options) (*Plan, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	files := map[string][]byte{}
+	if len(paths) == 0 {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No spec given",
+			Detail:   "Name at least one spec file or directory.",
+		})
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Missing spec path",
+				Detail:   fmt.Sprintf("The spec path %q cannot be read: %s.", p, unwrapPathError(err)),
+			})
+			continue
+		}
+		names := []string{p}
+		if info.IsDir() {
+			names, _ = filepath.Glob(filepath.Join(p, "*.hcl"))
+			if len(names) == 0 {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "No spec files",
+					Detail:   fmt.Sprintf("The directory %q holds no .hcl file. A directory spec is the set of its *.hcl files.", p),
+				})
+			}
+		}
+		for _, name := range names {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Unreadable spec file",
+					Detail:   fmt.Sprintf("The spec file %q cannot be read: %s.", name, unwrapPathError(err)),
+				})
+				continue
+			}
+			files[name] = src
+		}
+	}
+	if diags.HasErrors() {
+		plan := &Plan{Paths: paths, Files: files, sources: map[string]*hcl.File{}}
+		for name, src := range files {
+			plan.sources[name] = &hcl.File{Bytes: src}
+		}
+		return plan, diags
+	}
+	plan, more := LoadFiles(files, paths, opts)
+	return plan, append(diags, more...)
+}
+
+// unwrapPathError drops the operation and path that os errors repeat, since
+// the diagnostic already names the path.
+func unwrapPathError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// LoadFiles is Load over sources already in memory, keyed by path: the spec
+// stored in a result. Files are read in the order of paths (a directory's
+// files sorted by name), then any others sorted by name.
+func LoadFiles(files map[string][]byte, paths []string, opts Options) (*Plan, hcl.Diagnostics) {
+	l := &loader{
+		opts:   opts,
+		parser: hclparse.NewParser(),
+		plan: &Plan{
+			Paths:   paths,
+			Files:   files,
+			sources: map[string]*hcl.File{},
+		},
+	}
+	order := orderFiles(files, paths)
+	l.plan.SHA256 = hashFiles(files, order)
+	var bodies []hcl.Body
+	for _, name := range order {
+		if body := l.parse(name, files[name]); body != nil {
+			bodies = append(bodies, body)
+		}
+	}
+	if len(order) == 0 && len(paths) > 0 {
+		l.errorf(nil, "No spec files", "None of the paths %s holds a spec file.", strings.Join(quoteAll(paths), ", "))
+	}
+	if l.diags.HasErrors() {
+		return l.plan, l.result()
+	}
+	l.decode(bodies, defaultSuiteName(paths, order))
+	return l.plan, l.result()
+}
+
+// parse checks and parses one file, recording it for diagnostics.
+func (l *loader) parse(name string, src []byte) hcl.Body {
+	l.plan.sources[name] = &hcl.File{Bytes: src}
+	if !utf8.Valid(src) {
+		pos := invalidUTF8Pos(src)
+		l.errorf(&hcl.Range{Filename: name, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: pos.Byte + 1}},
+			"Invalid UTF-8", "The spec file %q is not valid UTF-8 text. Spec files must be UTF-8.", name)
+		return nil
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		l.errorf(&hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos},
+			"Empty spec file", "The spec file %q is empty. Remove it or declare at least one benchmark in it.", name)
+		return nil
+	}
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if strings.HasSuffix(name, ".json") {
+		f, diags = l.parser.ParseJSON(src, name)
+	} else {
+		f, diags = l.parser.ParseHCL(src, name)
+	}
+	l.diags = append(l.diags, diags...)
+	if f == nil || diags.HasErrors() {
+		return nil
+	}
+	l.plan.sources[name] = f
+	return f.Body
+}
+
+func invalidUTF8Pos(src []byte) hcl.Pos {
+	pos := hcl.InitialPos
+	for len(src) > 0 {
+		r, n := utf8.DecodeRune(src)
+		if r == utf8.RuneError && n <= 1 {
+			return pos
+		}
+		pos.Byte += n
+		pos.Column++
+		if r == '\n' {
+			pos.Line++
+			pos.Column = 1
+		}
+		src = src[n:]
+	}
+	return pos
+}
+
+func orderFiles(files map[string][]byte, paths []string) []string {
+	var order []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			order = append(order, name)
+		}
+	}
+	sorted := make([]string, 0, len(files))
+	for name := range files {
+		sorted = append(sorted, name)
+	}
+	sort.Strings(sorted)
+	for _, p := range paths {
+		if _, ok := files[p]; ok {
+			add(p)
+			continue
+		}
+		dir := filepath.Clean(p)
+		for _, name := range sorted {
+			if filepath.Dir(name) == dir {
+				add(name)
+			}
+		}
+	}
+	for _, name := range sorted {
+		add(name)
+	}
+	return order
+}
+
+// hashFiles is the SHA-256 of each file's path and content, in load order,
+// so that two results can tell whether they ran the same spec.
+func hashFiles(files map[string][]byte, order []string) string {
+	h := sha256.New()
+	for _, name := range order {
+		io.WriteString(h, name)
+		h.Write([]byte{0})
+		h.Write(files[name])
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// defaultSuiteName is the first path's file name without .hcl, or its
+// directory's name.
+func defaultSuiteName(paths, order []string) string {
+	p := ""
+	switch {
+	case len(paths) > 0:
+		p = paths[0]
+	case len(order) > 0:
+		p = order[0]
+	}
+	if p == "" {
+		return "specrun"
+	}
+	base := filepath.Base(filepath.Clean(p))
+	if ext := filepath.Ext(base); ext == ".hcl" || ext == ".json" {
+		return strings.TrimSuffix(base, ext)
+	}
+	if base == "." || base == "/" {
+		if abs, err := filepath.Abs(p); err == nil {
+			base = filepath.Base(abs)
+		}
+	}
+	return base
+}
+
+func quoteAll(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return q
+}
+
+// DiagnosticWriter prints diagnostics about this plan's files (and var
+// files) the way HCL does: a source snippet with the range underlined.
+// Colour belongs on terminals only.
+func (p *Plan) DiagnosticWriter(w io.Writer, width uint, color bool) hcl.DiagnosticWriter {
+	files := p.sources
+	if files == nil {
+		files = map[string]*hcl.File{}
+		for name, src := range p.Files {
+			files[name] = &hcl.File{Bytes: src}
+		}
+	}
+	return hcl.NewDiagnosticTextWriter(w, files, width, color)
+}

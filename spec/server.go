@@ -1,0 +1,173 @@
+package spec
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
+)
+
+// Server defaults.
+const (
+	DefaultReadyTimeout = 30 * time.Second
+	DefaultGrace        = 5 * time.Second
+	DefaultStopSignal   = "TERM"
+)
+
+// Builtins are the kinds of builtin server that `specrun serve` provides.
+var Builtins = []string{"static"}
+
+// stopSignals are the signals a server may be stopped with.
+var stopSignals = []string{"TERM", "INT", "HUP", "QUIT", "KILL"}
+
+var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "command"}, {Name: "url"}, {Name: "ready"}, {Name: "ready_timeout"},
+	{Name: "env"}, {Name: "dir"}, {Name: "stop_signal"}, {Name: "grace"},
+	{Name: "builtin"}, {Name: "body_size"}, {Name: "work"},
+}}
+
+// commandOnly and builtinOnly are the attributes that make sense for one
+// kind of server only.
+var (
+	commandOnly = []string{"command", "url", "ready", "env", "dir"}
+	builtinOnly = []string{"builtin", "body_size", "work"}
+)
+
+func (l *loader) decodeServer(b *hcl.Block) *Server {
+	content, diags := b.Body.Content(serverSchema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return nil
+	}
+	attrs := content.Attributes
+	s := &Server{Name: b.Labels[0], ReadyTimeout: DefaultReadyTimeout, StopSignal: DefaultStopSignal, Grace: DefaultGrace, DeclRange: b.DefRange}
+	ctx := l.ctx(nil)
+	before := len(l.diags)
+
+	isCommand, isBuiltin := attrs["command"] != nil, attrs["builtin"] != nil
+	switch {
+	case isCommand && isBuiltin:
+		l.errorf(attrs["builtin"].NameRange.Ptr(), "Conflicting server kinds",
+			"Server %q sets both \"command\" and \"builtin\"; a server is either a command specrun starts or specrun's builtin server.", s.Name)
+		return nil
+	case !isCommand && !isBuiltin:
+		l.errorf(b.DefRange.Ptr(), "Missing server command",
+			"Server %q needs either command = [\"PROGRAM\", \"ARG\"...] with a ready URL, or builtin = \"static\".", s.Name)
+		return nil
+	}
+	wrong := builtinOnly
+	if isBuiltin {
+		wrong = commandOnly
+	}
+	for _, name := range wrong {
+		if attr := attrs[name]; attr != nil {
+			kind := "a command server"
+			if isBuiltin {
+				kind = "a builtin server"
+			}
+			l.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", name, kind)
+		}
+	}
+
+	if isCommand {
+		if v, ok := l.eval(attrs["command"].Expr, ctx, cty.List(cty.String), "\"command\""); ok {
+			if v.IsNull() || v.LengthInt() == 0 {
+				l.errorf(attrs["command"].Expr.Range().Ptr(), "Empty server command", "Server %q has an empty command; name the program to start.", s.Name)
+			} else {
+				for it := v.ElementIterator(); it.Next(); {
+					_, e := it.Element()
+					if e.IsNull() {
+						l.errorf(attrs["command"].Expr.Range().Ptr(), "Invalid server command", "The command of server %q holds a null argument.", s.Name)
+						break
+					}
+					s.Command = append(s.Command, e.AsString())
+				}
+			}
+		}
+		l.urlAttr(attrs["url"], ctx, &s.URL)
+		l.urlAttr(attrs["ready"], ctx, &s.Ready)
+		if v, ok := l.eval(exprOr(attrs["env"]), ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
+			s.Env = map[string]string{}
+			for it := v.ElementIterator(); it.Next(); {
+				k, e := it.Element()
+				if !e.IsNull() {
+					s.Env[k.AsString()] = e.AsString()
+				}
+			}
+		}
+		l.stringAttr(attrs["dir"], ctx, &s.Dir)
+		if s.URL == "" && s.Ready != "" {
+			u, _ := url.Parse(s.Ready)
+			s.URL = u.Scheme + "://" + u.Host
+		}
+		if s.URL == "" && !l.diags[before:].HasErrors() {
+			l.errorf(b.DefRange.Ptr(), "Missing server URL",
+				"Server %q needs \"url\" (its base URL) or \"ready\" (a URL polled until it answers), so that benchmarks know where it listens.", s.Name)
+		}
+	} else {
+		attr := attrs["builtin"]
+		if l.stringAttr(attr, ctx, &s.Builtin) && !slices.Contains(Builtins, s.Builtin) {
+			l.errorf(attr.Expr.Range().Ptr(), "Unknown builtin server",
+				"There is no builtin server %q; the builtins are %s.%s", s.Builtin, strings.Join(quoteAll(Builtins), ", "), didYouMean(s.Builtin, Builtins))
+		}
+		if attr := attrs["body_size"]; attr != nil {
+			if v, ok := l.eval(attr.Expr, ctx, cty.DynamicPseudoType, "\"body_size\""); ok && !v.IsNull() {
+				n, perr := paramValue(param.Param{Name: "body_size", Type: param.Size}, v)
+				if perr != nil {
+					l.errorf(attr.Expr.Range().Ptr(), perr.summary, "%s", perr.detail)
+				} else {
+					s.BodySize = n.(int64)
+				}
+			}
+		}
+		l.durationAttr(attrs["work"], ctx, false, &s.Work)
+		s.URL = ops.ServerURLScheme + s.Name
+	}
+
+	l.durationAttr(attrs["ready_timeout"], ctx, true, &s.ReadyTimeout)
+	l.durationAttr(attrs["grace"], ctx, false, &s.Grace)
+	if attr := attrs["stop_signal"]; attr != nil {
+		var sig string
+		if l.stringAttr(attr, ctx, &sig) {
+			sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
+			if slices.Contains(stopSignals, sig) {
+				s.StopSignal = sig
+			} else {
+				l.errorf(attr.Expr.Range().Ptr(), "Unknown stop signal",
+					"Servers are stopped with one of %s; got %q.", strings.Join(stopSignals, ", "), sig)
+			}
+		}
+	}
+	if l.diags[before:].HasErrors() {
+		return nil
+	}
+	return s
+}
+
+// urlAttr decodes an absolute http or https URL.
+func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) {
+	var s string
+	if attr == nil || !l.stringAttr(attr, ctx, &s) || s == "" {
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.errorf(attr.Expr.Range().Ptr(), "Invalid URL", "The value of %q must be an absolute http:// or https:// URL; got %q.", attr.Name, s)
+		return
+	}
+	*dst = s
+}
+
+// exprOr returns attr's expression, or a null literal when attr is unset.
+func exprOr(attr *hcl.Attribute) hcl.Expression {
+	if attr == nil {
+		return hcl.StaticExpr(cty.NullVal(cty.DynamicPseudoType), hcl.Range{})
+	}
+	return attr.Expr
+}

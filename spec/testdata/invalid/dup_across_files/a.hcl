@@ -1,0 +1,3 @@
+benchmark "shared" {
+  op = "noop"
+}

@@ -1,0 +1,4 @@
+# ERROR: No benchmarks
+suite "lonely" {
+  title = "A suite with nothing to run"
+}

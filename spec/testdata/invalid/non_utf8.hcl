@@ -1,0 +1,3 @@
+benchmark "ÿþ" { # ERROR: Invalid UTF-8
+  op = "noop"
+}

@@ -1,0 +1,3 @@
+benchmark "x" {
+  op = # ERROR: Invalid expression
+}

@@ -1,0 +1,7 @@
+benchmarks "x" { # ERROR: Unsupported block type
+  op = "noop"
+}
+
+benchmark "y" {
+  op = "noop"
+}

@@ -1,0 +1,17 @@
+suite "types" {
+  repeat = "three" # ERROR: Incorrect value type
+}
+
+benchmark "write" {
+  op     = "file.write"
+  size   = "1MB"
+  atomic = "yes" # ERROR: Invalid parameter value
+  label  = ["not", "a", "string"] # ERROR: Incorrect value type
+}
+
+benchmark "load" {
+  op          = "http"
+  url         = "http://127.0.0.1:1/"
+  concurrency = 2.5 # ERROR: Invalid parameter value
+  headers     = ["a", "b"] # ERROR: Invalid parameter value
+}
