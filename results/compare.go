@@ -357,7 +357,7 @@ func (c *Comparison) figure(v float64) string {
 	if c.Metric == "ns_per_op" || strings.HasSuffix(c.Metric, "_ns") {
 		return humanNs(v)
 	}
-	return humanFloat(v)
+	return number(v)
 }
 
 func escapeAll(ss []string) []string {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -207,7 +208,7 @@ func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) strin
 	}
 	if best != nil && best.old > 0 {
 		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s ns/op)",
-			best.name, 100*(best.new/best.old-1), humanFloat(best.old), humanFloat(best.new))
+			best.name, 100*(best.new/best.old-1), number(best.old), number(best.new))
 	}
 	var parts []string
 	for _, r := range refs {
@@ -215,7 +216,7 @@ func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) strin
 		if r.baseline {
 			m = baseMed
 		}
-		parts = append(parts, fmt.Sprintf("%s %s ns/op", r.name, humanFloat(m[r.instance]["ns_per_op"])))
+		parts = append(parts, fmt.Sprintf("%s %s ns/op", r.name, number(m[r.instance]["ns_per_op"])))
 	}
 	if len(parts) == 0 {
 		return "the value reads no benchmark"
@@ -364,70 +365,20 @@ func findBenchmark(r *Result, name string) *Benchmark {
 	return nil
 }
 
-// WriteAssertions writes the assertions section of the Markdown report:
-// a count per verdict, then one line per assertion with its value, 95%
-// interval, bounds and verdict, and the reason under anything not passing.
+// WriteAssertions writes the assertions section of the Markdown report, as
+// Markdown renders it: value, interval, bounds, verdict and the reason
+// beside anything that did not pass.
 func WriteAssertions(w io.Writer, as []Assertion) error {
 	if len(as) == 0 {
 		return nil
 	}
-	counts := map[Verdict]int{}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "## Assertions\n\n")
 	for _, a := range as {
-		counts[a.Verdict]++
+		writeAssertion(bw, a)
 	}
-	var tally []string
-	for _, v := range []Verdict{Pass, Fail, Inconclusive, Error} {
-		if counts[v] > 0 {
-			tally = append(tally, fmt.Sprintf("%d %s", counts[v], v))
-		}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write assertions: %w", err)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Assertions (%s)\n\n", strings.Join(tally, ", "))
-	for _, a := range as {
-		fmt.Fprintf(&b, "- **%s** `%s`", a.Verdict, a.Name)
-		if a.Value != nil {
-			fmt.Fprintf(&b, " = %s", humanFloat(*a.Value))
-			if a.CI95Low != nil && a.CI95High != nil {
-				fmt.Fprintf(&b, " (95%% CI %s to %s)", humanFloat(*a.CI95Low), humanFloat(*a.CI95High))
-			}
-		}
-		fmt.Fprintf(&b, ", expected %s", Bounds(a.Min, a.Max))
-		if a.Description != "" {
-			fmt.Fprintf(&b, ": %s", a.Description)
-		}
-		b.WriteString("\n")
-		if a.Message != "" {
-			fmt.Fprintf(&b, "  - %s\n", a.Message)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// Bounds renders an assertion's bounds: "≥ 10", "≤ 1.33", "10 to 20".
-func Bounds(min, max *float64) string {
-	switch {
-	case min != nil && max != nil:
-		return humanFloat(*min) + " to " + humanFloat(*max)
-	case min != nil:
-		return "≥ " + humanFloat(*min)
-	case max != nil:
-		return "≤ " + humanFloat(*max)
-	}
-	return "anything"
-}
-
-// humanFloat renders a figure for people: four significant digits below
-// 1000, whole numbers with no exponent above, so that ratios and times per
-// op both read naturally.
-func humanFloat(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return fmt.Sprint(v)
-	case math.Abs(v) >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case v == 0:
-		return "0"
-	}
-	return fmt.Sprintf("%.4g", v)
+	return nil
 }

@@ -1,4 +1,85 @@
 package main
 
-// compareCmd is replaced by the real command.
-var compareCmd = notYet("compare")
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/results"
+)
+
+// compareCmd puts stored results side by side: one row per benchmark, one
+// column per result, ratios to the first with a significance test.
+func compareCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
+	format := fs.String("format", "md", "output format: md, csv, json or svg")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
+	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`")
+	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout")
+	usage := "usage: specrun compare [--metric NAME] [--format md|csv|json|svg] [--alpha A] [--svg FILE] [-o FILE] A.json B.json [C.json...]"
+	paths, code, ok := parseCommandLine(fs, args, usage, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(paths) < 2 {
+		fmt.Fprintf(stderr, "specrun compare: want at least two result files, have %d\n%s\n", len(paths), usage)
+		return exitUsage
+	}
+	writers := map[string]func(*results.Comparison, io.Writer) error{
+		"md":   (*results.Comparison).WriteMarkdown,
+		"csv":  (*results.Comparison).WriteCSV,
+		"json": (*results.Comparison).WriteJSON,
+		"svg":  (*results.Comparison).WriteSVG,
+	}
+	write, known := writers[*format]
+	if !known {
+		fmt.Fprintf(stderr, "specrun compare: --format %q: want md, csv, json or svg\n", *format)
+		return exitUsage
+	}
+	var rs []*results.Result
+	for _, p := range paths {
+		r, err := results.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "specrun compare: %v\n", err)
+			return exitUsage
+		}
+		if r.Label == "" {
+			r.Label = strings.TrimSuffix(filepath.Base(p), ".json")
+		}
+		rs = append(rs, r)
+	}
+	c, err := results.Compare(rs, results.CompareOptions{Metric: *metric, Alpha: *alpha, Better: opMetricBetter})
+	if err != nil {
+		fmt.Fprintf(stderr, "specrun %v\n", err)
+		return exitUsage
+	}
+	if err := writeOutput(*out, stdout, func(w io.Writer) error { return write(c, w) }); err != nil {
+		fmt.Fprintf(stderr, "specrun compare: %v\n", err)
+		return exitUsage
+	}
+	if *svg != "" {
+		if err := writeOutput(*svg, nil, c.WriteSVG); err != nil {
+			fmt.Fprintf(stderr, "specrun compare: %v\n", err)
+			return exitUsage
+		}
+	}
+	return exitOK
+}
+
+// opMetricBetter is the direction an op declares for one of its metrics.
+func opMetricBetter(op, metric string) (higher, known bool) {
+	d, ok := ops.Lookup(op)
+	if !ok {
+		return false, false
+	}
+	for _, m := range d.Metrics {
+		if m.Name == metric {
+			return m.HigherIsBetter, true
+		}
+	}
+	return false, false
+}
