@@ -40,7 +40,7 @@ var functions = map[string]function.Function{
 	"sort": stdlib.SortFunc, "distinct": stdlib.DistinctFunc, "zipmap": stdlib.ZipmapFunc,
 	"slice": stdlib.SliceFunc, "compact": stdlib.CompactFunc, "chunklist": stdlib.ChunklistFunc,
 	"coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
-	"setproduct": stdlib.SetProductFunc, "setunion": stdlib.SetUnionFunc,
+	"setunion": stdlib.SetUnionFunc,
 
 	"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc,
 	"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),

@@ -25,3 +25,7 @@ func didYouMean(given string, candidates []string) string {
 	}
 	return ""
 }
+
+// Suggest returns the candidate that given is most likely a typo of, or
+// "" when none is close; commands use it for names given on the command line.
+func Suggest(given string, candidates []string) string { return suggest(given, candidates) }

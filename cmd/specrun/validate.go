@@ -1,4 +1,59 @@
 package main
 
-// validateCmd is replaced by the real command.
-var validateCmd = notYet("validate")
+import (
+	"fmt"
+	"io"
+
+	"github.com/specrun/specrun/spec"
+)
+
+// validateCmd decodes and checks specs without running anything. Each PATH
+// is a spec of its own; a folder of specs (its files each declare a suite,
+// as examples/ does) is checked file by file.
+func validateCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("validate", "[flags] PATH...",
+		"Decode and check each spec: types, sizes, op parameters, matrix expansion and\nassert references. Never runs an op or a server.", stderr)
+	var sf specFlags
+	sf.register(fs)
+	paths, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		fmt.Fprintf(stderr, "specrun validate: no spec path given\n\n")
+		fs.Usage()
+		return exitUsage
+	}
+	var specs []string
+	for _, p := range paths {
+		if files, many := spec.Collection(p); many {
+			specs = append(specs, files...)
+		} else {
+			specs = append(specs, p)
+		}
+	}
+	status := exitOK
+	for _, p := range specs {
+		plan, ok := sf.load([]string{p}, stderr)
+		if !ok {
+			fmt.Fprintf(stderr, "%s: invalid\n", p)
+			status = exitUsage
+			continue
+		}
+		blocks := map[string]bool{}
+		for _, b := range plan.Benchmarks {
+			blocks[b.Block] = true
+		}
+		fmt.Fprintf(stdout, "%s: ok: %s, %s (%s), %s, %s\n", p, plan.Suite.Name,
+			plural(len(blocks), "benchmark"), plural(len(plan.Benchmarks), "instance"),
+			plural(len(plan.Asserts), "assertion"), plural(len(plan.Servers), "server"))
+	}
+	return status
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,66 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// FuzzLoad feeds arbitrary bytes to the loader: the result is a plan or
+// diagnostics, never a panic, and a plan without errors is complete.
+func FuzzLoad(f *testing.F) {
+	for _, dir := range []string{"testdata/valid/*.hcl", "testdata/valid/*/*.hcl", "testdata/invalid/*.hcl", "testdata/invalid/*/*.hcl"} {
+		paths, _ := filepath.Glob(dir)
+		for _, p := range paths {
+			if src, err := os.ReadFile(p); err == nil {
+				f.Add(src)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		plan, diags := LoadFiles(map[string][]byte{"fuzz.hcl": src}, []string{"fuzz.hcl"}, fakeOptions)
+		if plan == nil {
+			t.Fatal("nil plan")
+		}
+		if diags.HasErrors() {
+			return
+		}
+		if len(plan.Benchmarks) == 0 {
+			t.Fatal("a plan without errors has no benchmarks")
+		}
+		for _, b := range plan.Benchmarks {
+			if b.Op == nil || b.Name == "" || b.Repeat < 1 || b.Iterations < 0 {
+				t.Fatalf("incomplete benchmark %+v", b)
+			}
+		}
+		for _, a := range plan.Asserts {
+			a.Evaluate(Metrics{}, nil)
+		}
+	})
+}
+
+// FuzzVarValue checks the --var value parser against every type a
+// variable can declare.
+func FuzzVarValue(f *testing.F) {
+	for _, s := range []string{"1", "1.5", "lots", `["a", "b"]`, `{ a = 1 }`, "true", `"quoted"`, "${x}", "[1,", "\xff", "null", "var.x", "upper(1)"} {
+		f.Add(s)
+	}
+	types := []cty.Type{cty.String, cty.Number, cty.Bool, cty.List(cty.String), cty.Map(cty.Number), cty.DynamicPseudoType,
+		cty.Object(map[string]cty.Type{"a": cty.Number})}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, ty := range types {
+			v, diags := ParseVarValue(raw, ty)
+			if diags.HasErrors() {
+				continue
+			}
+			if !v.IsWhollyKnown() {
+				t.Fatalf("ParseVarValue(%q, %s) is unknown", raw, ty.FriendlyName())
+			}
+			if ty != cty.DynamicPseudoType && !v.Type().Equals(ty) && !v.IsNull() {
+				t.Fatalf("ParseVarValue(%q, %s) has type %s", raw, ty.FriendlyName(), v.Type().FriendlyName())
+			}
+		}
+	})
+}
