@@ -1,0 +1,390 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
+	"github.com/specrun/specrun/spec"
+)
+
+// fakeClock is a clock that moves only when a fake op says it worked.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// recorder logs every Run call of the ops it makes, in order.
+type recorder struct {
+	mu     sync.Mutex
+	calls  []string // "name:n"
+	closed []string
+}
+
+func (r *recorder) log(name string, n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, name+":"+strconv.FormatInt(n, 10))
+}
+
+// testOp is a fake op: each Run logs itself, advances the clock by n×cost
+// and then does what its hook says.
+type testOp struct {
+	name  string
+	rec   *recorder
+	clock *fakeClock
+	cost  time.Duration
+	hook  func(ctx context.Context, n int64) (ops.Sample, error)
+}
+
+func (o *testOp) Run(ctx context.Context, n int64) (ops.Sample, error) {
+	o.rec.log(o.name, n)
+	if o.clock != nil {
+		o.clock.advance(time.Duration(n) * o.cost)
+	}
+	if o.hook != nil {
+		return o.hook(ctx, n)
+	}
+	return ops.Sample{}, nil
+}
+
+func (o *testOp) Close() error {
+	o.rec.mu.Lock()
+	defer o.rec.mu.Unlock()
+	o.rec.closed = append(o.rec.closed, o.name)
+	return nil
+}
+
+// bench makes a benchmark instance of a fake op with fixed iterations
+// (0 for "auto"), one repeat of each setting the tests vary.
+func bench(name string, iterations int64, op *testOp) *spec.Benchmark {
+	block, _, _ := strings.Cut(name, "/")
+	op.name = name
+	return &spec.Benchmark{
+		Name: name, Block: block, Label: name, Iterations: iterations, Repeat: 2,
+		Params: param.Values{},
+		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
+			return op, nil
+		}},
+	}
+}
+
+func plan(bs ...*spec.Benchmark) *spec.Plan { return &spec.Plan{Benchmarks: bs} }
+
+func TestFixedIterationsAreExact(t *testing.T) {
+	rec := &recorder{}
+	clock := &fakeClock{}
+	b := bench("a", 1000, &testOp{rec: rec, clock: clock, cost: 3 * time.Nanosecond})
+	out := Run(context.Background(), plan(b), Config{now: clock.now})
+
+	if diff := cmp.Diff([]string{"a:1000", "a:1000"}, rec.calls); diff != "" {
+		t.Errorf("Run calls (-want +got):\n%s", diff)
+	}
+	got := out.Benchmarks[0]
+	if got.Iterations != 1000 || len(got.Runs) != 2 {
+		t.Fatalf("iterations %d, %d runs; want 1000, 2", got.Iterations, len(got.Runs))
+	}
+	for _, run := range got.Runs {
+		if run.Iterations != 1000 || run.TotalNs != 3000 || run.NsPerOp != 3 {
+			t.Errorf("run = %+v, want 1000 iterations, 3000 ns, 3 ns/op", run)
+		}
+		if run.Metrics["ops_per_sec"] != 1e9/3 {
+			t.Errorf("ops_per_sec = %v, want %v", run.Metrics["ops_per_sec"], 1e9/3)
+		}
+	}
+	if got.NsPerOp.Median != 3 || got.Error != "" || got.Interrupted {
+		t.Errorf("benchmark = %+v", got)
+	}
+	if diff := cmp.Diff([]string{"a"}, rec.closed); diff != "" {
+		t.Errorf("closed (-want +got):\n%s", diff)
+	}
+}
+
+func TestScaleRepeatFilter(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		want  []string
+		names []string
+	}{
+		{"scale", Config{Scale: 2.5}, []string{"a/x=1:2500", "a/x=1:2500", "a/x=2:2500", "a/x=2:2500"}, []string{"a/x=1", "a/x=2"}},
+		{"scale never below one", Config{Scale: 1e-9}, []string{"a/x=1:1", "a/x=1:1", "a/x=2:1", "a/x=2:1"}, []string{"a/x=1", "a/x=2"}},
+		{"repeat", Config{Repeat: 3, Filter: regexp.MustCompile(`x=2`)}, []string{"a/x=2:1000", "a/x=2:1000", "a/x=2:1000"}, []string{"a/x=2"}},
+		{"filter none", Config{Filter: regexp.MustCompile(`^b`)}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recorder{}
+			out := Run(context.Background(), plan(
+				bench("a/x=1", 1000, &testOp{rec: rec}),
+				bench("a/x=2", 1000, &testOp{rec: rec}),
+			), c.cfg)
+			if diff := cmp.Diff(c.want, rec.calls); diff != "" {
+				t.Errorf("Run calls (-want +got):\n%s", diff)
+			}
+			var names []string
+			for _, b := range out.Benchmarks {
+				names = append(names, b.Name)
+			}
+			if diff := cmp.Diff(c.names, names); diff != "" {
+				t.Errorf("benchmarks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCalibrationConverges(t *testing.T) {
+	for _, cost := range []time.Duration{1, 3, 700, 50 * time.Microsecond, 30 * time.Millisecond} {
+		t.Run(cost.String(), func(t *testing.T) {
+			rec := &recorder{}
+			clock := &fakeClock{}
+			b := bench("auto", 0, &testOp{rec: rec, clock: clock, cost: cost})
+			b.MinTime = 200 * time.Millisecond
+			out := Run(context.Background(), plan(b), Config{now: clock.now})
+			got := out.Benchmarks[0]
+			if got.Error != "" {
+				t.Fatal(got.Error)
+			}
+			run := time.Duration(got.Runs[0].TotalNs)
+			if run < b.MinTime || run > b.MinTime*3/2 {
+				t.Errorf("a calibrated run lasts %v (n=%d), want about %v", run, got.Iterations, b.MinTime)
+			}
+			// testing.B's growth: start at 1, at most 100x a step, always up.
+			prev := int64(0)
+			calib := rec.calls[:len(rec.calls)-2]
+			for i, call := range calib {
+				n := callN(call)
+				if i == 0 && n != 1 || i > 0 && (n <= prev || n > 100*prev) {
+					t.Errorf("calibration steps %v grow wrongly at %d", calib, i)
+					break
+				}
+				prev = n
+			}
+		})
+	}
+}
+
+func TestWarmup(t *testing.T) {
+	rec := &recorder{}
+	clock := &fakeClock{}
+	b := bench("w", 1000, &testOp{rec: rec, clock: clock, cost: time.Microsecond})
+	b.Warmup = 100 * time.Millisecond
+	Run(context.Background(), plan(b), Config{now: clock.now})
+	calls := rec.calls
+	if len(calls) < 3 || calls[0] != "w:1" {
+		t.Fatalf("calls %v: want warm-up runs growing from 1 before the timed runs", calls)
+	}
+	// Warm-up never exceeds the fixed count, and lasts at least Warmup.
+	var warm time.Duration
+	for _, c := range calls[:len(calls)-2] {
+		n := callN(c)
+		if n > 1000 {
+			t.Errorf("warm-up run of %d iterations exceeds the fixed 1000", n)
+		}
+		warm += time.Duration(n) * time.Microsecond
+	}
+	if warm < b.Warmup {
+		t.Errorf("warm-up lasted %v, want >= %v", warm, b.Warmup)
+	}
+}
+
+func TestFaultsAreRecordedAndTheSuiteGoesOn(t *testing.T) {
+	rec := &recorder{}
+	release := make(chan struct{})
+	defer close(release)
+	hung := &testOp{rec: rec, hook: func(ctx context.Context, n int64) (ops.Sample, error) {
+		<-release // ignores its context
+		return ops.Sample{}, nil
+	}}
+	polite := &testOp{rec: rec, hook: func(ctx context.Context, n int64) (ops.Sample, error) {
+		<-ctx.Done()
+		return ops.Sample{}, ctx.Err()
+	}}
+	bs := []*spec.Benchmark{
+		bench("fails", 10, &testOp{rec: rec, hook: func(context.Context, int64) (ops.Sample, error) {
+			return ops.Sample{}, errors.New("disk on fire")
+		}}),
+		bench("panics", 10, &testOp{rec: rec, hook: func(context.Context, int64) (ops.Sample, error) {
+			panic("kaboom")
+		}}),
+		bench("hangs", 10, hung),
+		bench("waits", 10, polite),
+		bench("ok", 10, &testOp{rec: rec}),
+	}
+	bs[2].Timeout = 50 * time.Millisecond
+	bs[3].Timeout = 50 * time.Millisecond
+	bs = append(bs, &spec.Benchmark{Name: "cannot-prepare", Block: "cannot-prepare", Repeat: 1,
+		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
+			return nil, errors.New("no such thing")
+		}}})
+
+	start := time.Now()
+	out := Run(context.Background(), plan(bs...), Config{Grace: 20 * time.Millisecond})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("suite took %v: a hung op held it up", took)
+	}
+	errs := map[string]string{}
+	for _, b := range out.Benchmarks {
+		errs[b.Name] = b.Error
+	}
+	want := map[string]string{
+		"fails":          "disk on fire",
+		"panics":         "panic: kaboom",
+		"hangs":          "timed out after 50ms",
+		"waits":          "timed out after 50ms",
+		"ok":             "",
+		"cannot-prepare": "prepare: no such thing",
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if out.Interrupted {
+		t.Error("Outcome.Interrupted set without a cancellation")
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if diff := cmp.Diff([]string{"fails", "panics", "hangs", "waits", "ok"}, rec.closed); diff != "" {
+		t.Errorf("closed (-want +got):\n%s", diff)
+	}
+}
+
+func TestCancelStopsTheRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	runs := 0
+	b := bench("slow", 10, &testOp{rec: rec, hook: func(ctx context.Context, n int64) (ops.Sample, error) {
+		runs++
+		if runs == 2 {
+			cancel() // Ctrl-C during the second run
+			<-ctx.Done()
+			return ops.Sample{}, ctx.Err()
+		}
+		return ops.Sample{}, nil
+	}})
+	b.Repeat = 3
+	out := Run(ctx, plan(bench("first", 10, &testOp{rec: rec}), b, bench("never", 10, &testOp{rec: rec})), Config{})
+
+	if !out.Interrupted {
+		t.Error("Outcome.Interrupted not set")
+	}
+	if len(out.Benchmarks) != 2 {
+		t.Fatalf("got %d benchmarks, want the finished one and the interrupted one", len(out.Benchmarks))
+	}
+	first, slow := out.Benchmarks[0], out.Benchmarks[1]
+	if first.Interrupted || len(first.Runs) != 2 {
+		t.Errorf("first = %+v, want complete", first)
+	}
+	if !slow.Interrupted || slow.Error != "" || len(slow.Runs) != 1 {
+		t.Errorf("slow: interrupted %v, error %q, %d runs; want interrupted, no error, 1 run", slow.Interrupted, slow.Error, len(slow.Runs))
+	}
+	if diff := cmp.Diff([]string{"first", "slow"}, rec.closed); diff != "" {
+		t.Errorf("closed (-want +got):\n%s", diff)
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	rec := &recorder{}
+	a := bench("m/v=a", 5, &testOp{rec: rec})
+	b := bench("m/v=b", 5, &testOp{rec: rec})
+	c := bench("solo", 5, &testOp{rec: rec})
+	a.Interleave, b.Interleave = true, true
+	a.Repeat, b.Repeat = 3, 3
+	Run(context.Background(), plan(a, b, c), Config{})
+	want := []string{"m/v=a:5", "m/v=b:5", "m/v=a:5", "m/v=b:5", "m/v=a:5", "m/v=b:5", "solo:5", "solo:5"}
+	if diff := cmp.Diff(want, rec.calls); diff != "" {
+		t.Errorf("Run calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestSampleAndMetrics(t *testing.T) {
+	rec := &recorder{}
+	var sink [][]byte
+	b := bench("m", 100, &testOp{rec: rec, hook: func(_ context.Context, n int64) (ops.Sample, error) {
+		for i := int64(0); i < n; i++ {
+			sink = append(sink, make([]byte, 64))
+		}
+		sink = sink[:0]
+		return ops.Sample{N: 50, Elapsed: time.Millisecond, Metrics: map[string]float64{"requests_per_sec": 7}}, nil
+	}})
+	b.Params = param.Values{"size": int64(16), "wait": 300 * time.Microsecond}
+	out := Run(context.Background(), plan(b), Config{})
+	got := out.Benchmarks[0]
+	run := got.Runs[0]
+	if run.Iterations != 50 || run.TotalNs != 1e6 || run.NsPerOp != 2e4 {
+		t.Errorf("run = %+v, want the op's own N=50 and Elapsed=1ms", run)
+	}
+	if run.Metrics["requests_per_sec"] != 7 || run.Metrics["bytes_per_sec"] != 16*50/1e-3 || run.Metrics["ops_per_sec"] != 50/1e-3 {
+		t.Errorf("metrics = %v", run.Metrics)
+	}
+	// 100 allocations of 64 bytes over the op's 50 iterations.
+	if a := run.Metrics["allocs_per_op"]; a < 2 || a > 3 {
+		t.Errorf("allocs_per_op = %v, want about 2", a)
+	}
+	if s, ok := got.Metrics["requests_per_sec"]; !ok || s.Median != 7 {
+		t.Errorf("summary of requests_per_sec = %+v", s)
+	}
+	if diff := cmp.Diff(map[string]any{"size": int64(16), "wait": "300µs"}, got.Params); diff != "" {
+		t.Errorf("params (-want +got):\n%s", diff)
+	}
+	if !contains(out.Warnings, "runs give no 95% confidence interval") {
+		t.Errorf("warnings %q: want the one about too few runs", out.Warnings)
+	}
+}
+
+func TestShortRunWarning(t *testing.T) {
+	clock := &fakeClock{}
+	b := bench("tiny", 10, &testOp{rec: &recorder{}, clock: clock, cost: time.Microsecond})
+	out := Run(context.Background(), plan(b), Config{now: clock.now})
+	if !contains(out.Warnings, "tiny: a run lasts 10µs, too short") {
+		t.Errorf("warnings %q: want one about a short run", out.Warnings)
+	}
+}
+
+func TestDefaultEnvTempDirIsRemoved(t *testing.T) {
+	var dir string
+	b := bench("files", 1, &testOp{rec: &recorder{}})
+	newOp := b.Op.New
+	b.Op.New = func(p param.Values, env ops.Env) (ops.Op, error) {
+		dir = env.TempDir()
+		if err := os.WriteFile(dir+"/f", []byte("x"), 0o644); err != nil {
+			return nil, err
+		}
+		if _, err := env.Server(context.Background(), "web"); err == nil {
+			t.Error("default Env started a server")
+		}
+		return newOp(p, env)
+	}
+	out := Run(context.Background(), plan(b), Config{})
+	if out.Benchmarks[0].Error != "" {
+		t.Fatal(out.Benchmarks[0].Error)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temp dir %s left behind (stat: %v)", dir, err)
+	}
+}
+
+func contains(ws []string, part string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// callN is the n of a logged call, "name:n".
+func callN(call string) int64 {
+	n, _ := strconv.ParseInt(call[strings.LastIndexByte(call, ':')+1:], 10, 64)
+	return n
+}
