@@ -1,0 +1,7 @@
+//go:build race
+
+package ops
+
+// raceEnabled: the race detector's shadow memory makes a child of the test
+// binary larger than what it touches.
+const raceEnabled = true

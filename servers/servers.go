@@ -1,0 +1,450 @@
+// Package servers starts and stops the servers that http benchmarks load: a
+// spec's command servers and specrun's builtin server (`specrun serve`, in a
+// separate process). Each runs in its own process group and is stopped with
+// its stop signal, a grace period, then KILL for the whole group, on every
+// path out, so that no process outlives the run.
+package servers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/spec"
+)
+
+// killWait bounds the wait for a process group after KILL, which cannot be
+// ignored but can be delayed by a process stuck in the kernel.
+const killWait = 5 * time.Second
+
+var signals = map[string]syscall.Signal{
+	"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP,
+	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL,
+}
+
+// Process is a started server.
+type Process struct {
+	Name string
+	URL  string // base URL, "http://127.0.0.1:PORT"
+	PID  int    // also the process group's id
+
+	cmd      *exec.Cmd
+	done     chan struct{} // closed once the process has exited
+	waitErr  error         // valid after done
+	sig      syscall.Signal
+	grace    time.Duration
+	logPath  string
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts the server s and waits until it is ready: a builtin server
+// has printed its URL; a command server's ready URL (or its URL) answers an
+// HTTP request. self runs specrun (builtin servers re-execute it as
+// `specrun serve`); the server's output goes to a log file in logDir. On
+// failure nothing is left running.
+func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*Process, error) {
+	p := &Process{Name: s.Name, URL: s.URL, sig: syscall.SIGTERM, grace: s.Grace, done: make(chan struct{})}
+	if sig, ok := signals[strings.TrimPrefix(strings.ToUpper(s.StopSignal), "SIG")]; ok {
+		p.sig = sig
+	}
+	timeout := s.ReadyTimeout
+	if timeout <= 0 {
+		timeout = spec.DefaultReadyTimeout
+	}
+
+	var argv []string
+	if s.Builtin != "" {
+		if len(self) == 0 {
+			return nil, fmt.Errorf("start server %q: no specrun executable to run `specrun serve`", s.Name)
+		}
+		argv = append(append([]string{}, self...), "serve", "--addr", "127.0.0.1:0", "--work", s.Work.String())
+		if s.BodySize > 0 {
+			argv = append(argv, "--body-size", strconv.FormatInt(s.BodySize, 10))
+		}
+	} else {
+		argv = s.Command
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("start server %q: empty command", s.Name)
+	}
+
+	log, err := os.CreateTemp(logDir, "server-"+sanitize(s.Name)+"-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("start server %q: create log: %w", s.Name, err)
+	}
+	defer log.Close() // the child holds its own descriptor
+	p.logPath = log.Name()
+
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Dir = s.Dir
+	p.cmd.Env = os.Environ()
+	for k, v := range s.Env {
+		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+	}
+	// Its own group, so that stopping it reaches whatever it forks; and
+	// killed with specrun if specrun itself is killed.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+
+	var urlLine *os.File
+	if s.Builtin != "" {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("start server %q: %w", s.Name, err)
+		}
+		defer w.Close()
+		urlLine, p.cmd.Stdout = r, w
+	}
+	if err := p.cmd.Start(); err != nil {
+		if urlLine != nil {
+			urlLine.Close()
+		}
+		return nil, fmt.Errorf("start server %q: %w", s.Name, err)
+	}
+	p.PID = p.cmd.Process.Pid
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+
+	if s.Builtin != "" {
+		p.cmd.Stdout.(*os.File).Close()
+		err = p.readURL(ctx, urlLine, log, timeout)
+	} else {
+		ready := s.Ready
+		if ready == "" {
+			ready = s.URL
+		}
+		err = p.poll(ctx, ready, timeout)
+	}
+	if err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("start server %q: %w%s", s.Name, err, p.logTail())
+	}
+	return p, nil
+}
+
+// readURL reads the URL that `specrun serve` prints once it listens, then
+// copies the rest of its output to the log.
+func (p *Process) readURL(ctx context.Context, r *os.File, log *os.File, timeout time.Duration) error {
+	line := make(chan string, 1)
+	log2, err := os.OpenFile(log.Name(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		r.Close()
+		return fmt.Errorf("open log: %w", err)
+	}
+	go func() {
+		defer r.Close()
+		defer log2.Close()
+		br := bufio.NewReader(r)
+		s, _ := br.ReadString('\n')
+		line <- strings.TrimSpace(s)
+		io.Copy(log2, br)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case u := <-line:
+		if !strings.HasPrefix(u, "http://") {
+			<-p.exited(time.Second)
+			return fmt.Errorf("specrun serve printed %q, not its URL%s", u, p.exitNote())
+		}
+		p.URL = u
+		return nil
+	case <-t.C:
+		return fmt.Errorf("not ready after %v: specrun serve printed no URL", timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// poll requests url until the server answers, exits, or timeout passes.
+func (p *Process) poll(ctx context.Context, url string, timeout time.Duration) error {
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(timeout)
+	wait := 10 * time.Millisecond
+	var last error
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("poll ready URL: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return nil // any answer means it serves
+		}
+		last = err
+		select {
+		case <-p.done:
+			return fmt.Errorf("exited before it was ready%s", p.exitNote())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, url, last)
+		}
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// exited returns a channel closed when the process has exited or d passed.
+func (p *Process) exited(d time.Duration) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		select {
+		case <-p.done:
+		case <-time.After(d):
+		}
+	}()
+	return c
+}
+
+func (p *Process) exitNote() string {
+	select {
+	case <-p.done:
+		if p.waitErr != nil {
+			return " (" + p.waitErr.Error() + ")"
+		}
+		return " (exit status 0)"
+	default:
+		return ""
+	}
+}
+
+// logTail is the end of the server's output, for an error message.
+func (p *Process) logTail() string {
+	b, err := os.ReadFile(p.logPath)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) > 1000 {
+		b = append([]byte("..."), b[len(b)-1000:]...)
+	}
+	return "; its output ends:\n" + string(b)
+}
+
+// Stop stops the server's process group: the stop signal, up to the grace
+// period for it to exit, then KILL for every process left in the group. It
+// is safe to call more than once and after the server died by itself.
+func (p *Process) Stop() error {
+	p.stopOnce.Do(func() {
+		select {
+		case <-p.done:
+		default:
+			if err := syscall.Kill(-p.PID, p.sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+				p.stopErr = fmt.Errorf("stop server %q: signal: %w", p.Name, err)
+			}
+			t := time.NewTimer(p.grace)
+			select {
+			case <-p.done:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		// KILL the group even when the leader is gone: what it forked must
+		// not outlive it. KILL is delivered asynchronously, so wait until no
+		// live member is left.
+		syscall.Kill(-p.PID, syscall.SIGKILL)
+		deadline := time.Now().Add(killWait)
+		for groupAlive(p.PID) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		select {
+		case <-p.done:
+		case <-time.After(time.Until(deadline)):
+		}
+		if !p.Exited() || groupAlive(p.PID) {
+			p.stopErr = errors.Join(p.stopErr, fmt.Errorf("stop server %q: process group %d still running %v after KILL", p.Name, p.PID, killWait))
+		}
+	})
+	return p.stopErr
+}
+
+// groupAlive reports whether a process other than a zombie is left in the
+// process group pgid (a zombie is dead, and its reaping is its parent's).
+func groupAlive(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command's closing parenthesis: state, ppid, pgrp.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
+}
+
+// Exited reports whether the server has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// LogPath is the file holding the server's output.
+func (p *Process) LogPath() string { return p.logPath }
+
+// sanitize makes a server name safe in a file name.
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == filepath.Separator || r == 0 {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// Pool is the servers of one run. It implements ops.Env: a server starts
+// when a benchmark first asks for it, and Close stops them all.
+type Pool struct {
+	// Self is the command that runs specrun, for builtin servers; nil means
+	// os.Executable().
+	Self []string
+
+	defs    map[string]*spec.Server
+	tempDir string
+
+	mu       sync.Mutex
+	running  map[string]*Process
+	failed   map[string]error
+	closed   bool
+	ownedDir bool // tempDir was made by the pool, and goes with it
+}
+
+var _ ops.Env = (*Pool)(nil)
+
+// NewPool returns a pool of the plan's servers, keeping their logs in
+// tempDir (the run's temp dir; "" makes a private one, removed by Close).
+func NewPool(servers []*spec.Server, tempDir string) *Pool {
+	p := &Pool{defs: map[string]*spec.Server{}, tempDir: tempDir,
+		running: map[string]*Process{}, failed: map[string]error{}}
+	for _, s := range servers {
+		p.defs[s.Name] = s
+	}
+	return p
+}
+
+// TempDir is the run's temp dir.
+func (p *Pool) TempDir() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dir, _ := p.dir()
+	return dir
+}
+
+func (p *Pool) dir() (string, error) {
+	if p.tempDir == "" {
+		d, err := os.MkdirTemp("", "specrun-")
+		if err != nil {
+			return "", fmt.Errorf("make temp dir: %w", err)
+		}
+		p.tempDir, p.ownedDir = d, true
+	}
+	return p.tempDir, nil
+}
+
+// Server returns the named server, starting it on first use. A server that
+// failed to start is not tried again: every benchmark on it gets the error.
+func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr, ok := p.running[name]; ok {
+		return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
+	}
+	if err, ok := p.failed[name]; ok {
+		return ops.Server{}, err
+	}
+	if p.closed {
+		return ops.Server{}, fmt.Errorf("start server %q: the run is over", name)
+	}
+	def, ok := p.defs[name]
+	if !ok {
+		return ops.Server{}, fmt.Errorf("no server %q in this spec", name)
+	}
+	self := p.Self
+	if self == nil && def.Builtin != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return ops.Server{}, fmt.Errorf("start server %q: find specrun: %w", name, err)
+		}
+		self = []string{exe}
+	}
+	dir, err := p.dir()
+	if err != nil {
+		return ops.Server{}, err
+	}
+	pr, err := Start(ctx, def, self, dir)
+	if err != nil {
+		p.failed[name] = err
+		return ops.Server{}, err
+	}
+	p.running[name] = pr
+	return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
+}
+
+// Close stops every running server, all at once so that the slowest grace
+// period bounds the wait, and removes a temp dir the pool made.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	running := p.running
+	p.running = map[string]*Process{}
+	p.mu.Unlock()
+
+	var wg sync.WaitGroup
+	errs := make([]error, 0, len(running))
+	var mu sync.Mutex
+	for _, pr := range running {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := pr.Stop(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if p.ownedDir {
+		if err := os.RemoveAll(p.tempDir); err != nil {
+			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

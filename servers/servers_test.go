@@ -1,0 +1,327 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
+	"github.com/specrun/specrun/spec"
+)
+
+// TestMain lets the test binary play the servers under test, chosen by
+// $SPECRUN_SERVERS_HELPER:
+//
+//	serve             `specrun serve --addr A --body-size N --work D`
+//	listen PORT MARK  answer "ok" on PORT; $IGNORE_TERM=1 ignores SIGTERM,
+//	                  $FORK=1 leaves a hanging child in its group,
+//	                  $CRASH_AFTER=N exits after N requests
+//	exit              print "boom" and exit 3
+//	hang MARK         sleep a minute
+func TestMain(m *testing.M) {
+	switch os.Getenv("SPECRUN_SERVERS_HELPER") {
+	case "":
+		os.Exit(m.Run())
+	case "serve":
+		helperServe(os.Args[1:])
+	case "listen":
+		helperListen(os.Args[1:])
+	case "exit":
+		fmt.Fprintln(os.Stderr, "boom")
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Minute)
+	}
+	os.Exit(2)
+}
+
+func helperServe(args []string) {
+	addr, s := "127.0.0.1:0", &Static{BodySize: DefaultBodySize}
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--addr":
+			addr = args[i+1]
+		case "--body-size":
+			s.BodySize, _ = param.ParseSize(args[i+1])
+		case "--work":
+			s.Work, _ = time.ParseDuration(args[i+1])
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		os.Exit(1)
+	}
+	h := s.Handler()
+	fmt.Printf("http://%s\n", ln.Addr())
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGTERM)
+	go http.Serve(ln, h)
+	<-c
+	os.Exit(0)
+}
+
+func helperListen(args []string) {
+	if os.Getenv("IGNORE_TERM") == "1" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if os.Getenv("FORK") == "1" {
+		c := exec.Command(os.Args[0], args[1])
+		c.Env = append(os.Environ(), "SPECRUN_SERVERS_HELPER=hang")
+		c.Start()
+	}
+	crashAfter, _ := strconv.Atoi(os.Getenv("CRASH_AFTER"))
+	var hits atomic.Int64
+	http.ListenAndServe("127.0.0.1:"+args[0], http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := hits.Add(1); crashAfter > 0 && n > int64(crashAfter) {
+			os.Exit(1)
+		}
+		io.WriteString(w, "ok")
+	}))
+	os.Exit(1)
+}
+
+func self(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// commandServer is a server block running the listen helper.
+func commandServer(t *testing.T, name string, env map[string]string) (*spec.Server, string) {
+	port, mark := freePort(t), fmt.Sprintf("specrun-test-mark-%d-%d", os.Getpid(), time.Now().UnixNano())
+	e := map[string]string{"SPECRUN_SERVERS_HELPER": "listen"}
+	for k, v := range env {
+		e[k] = v
+	}
+	return &spec.Server{
+		Name: name, Command: []string{self(t), port, mark}, Env: e,
+		URL: "http://127.0.0.1:" + port, Ready: "http://127.0.0.1:" + port + "/",
+		ReadyTimeout: 10 * time.Second, Grace: 2 * time.Second, StopSignal: "TERM",
+	}, mark
+}
+
+// alive lists the live (not zombie) processes whose command line holds mark.
+func alive(mark string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmdline), mark) && !strings.Contains(string(stat), ") Z ") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestBuiltinServer(t *testing.T) {
+	t.Setenv("SPECRUN_SERVERS_HELPER", "serve")
+	pool := NewPool([]*spec.Server{{Name: "a", Builtin: "static", BodySize: 1000, Work: 100 * time.Microsecond,
+		URL: ops.ServerURLScheme + "a", ReadyTimeout: 10 * time.Second, Grace: time.Second, StopSignal: "TERM"}}, t.TempDir())
+	pool.Self = []string{self(t)}
+	defer pool.Close()
+
+	s, err := pool.Server(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.URL, "http://127.0.0.1:") || s.PID <= 0 {
+		t.Fatalf("server = %+v, want a loopback URL and a PID", s)
+	}
+	if body := get(t, s.URL+"/"); len(body) != 1000 || !strings.HasPrefix(body, "<!DOCTYPE html>") {
+		t.Errorf("page = %d bytes %.20q..., want a 1000-byte HTML page", len(body), body)
+	}
+	again, err := pool.Server(context.Background(), "a")
+	if err != nil || again != s {
+		t.Errorf("second Server = %+v, %v; want the same server %+v", again, err, s)
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if syscall.Kill(s.PID, 0) == nil && !zombie(s.PID) {
+		t.Errorf("pid %d still running after Close", s.PID)
+	}
+	if _, err := pool.Server(context.Background(), "a"); err == nil {
+		t.Error("Server after Close: err = nil")
+	}
+}
+
+func zombie(pid int) bool {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return len(b) == 0 || strings.Contains(string(b), ") Z ")
+}
+
+func TestReadyTimeout(t *testing.T) {
+	mark := fmt.Sprintf("specrun-test-ready-%d", time.Now().UnixNano())
+	port := freePort(t)
+	pool := NewPool([]*spec.Server{{Name: "slow", Command: []string{self(t), mark}, Env: map[string]string{"SPECRUN_SERVERS_HELPER": "hang"},
+		URL: "http://127.0.0.1:" + port, Ready: "http://127.0.0.1:" + port + "/health",
+		ReadyTimeout: 300 * time.Millisecond, Grace: time.Second, StopSignal: "TERM"}}, t.TempDir())
+	defer pool.Close()
+
+	start := time.Now()
+	_, err := pool.Server(context.Background(), "slow")
+	if err == nil || !strings.Contains(err.Error(), `server "slow"`) || !strings.Contains(err.Error(), "not ready after 300ms") {
+		t.Fatalf("err = %v, want a ready timeout naming the server", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("gave up after %v, want about 300ms", d)
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v left running after a failed start", pids)
+	}
+	// Remembered: the next benchmark on it fails at once.
+	start = time.Now()
+	if _, err2 := pool.Server(context.Background(), "slow"); err2 == nil || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("second try: err = %v after %v, want the first error at once", err2, time.Since(start))
+	}
+}
+
+func TestExitBeforeReady(t *testing.T) {
+	s, _ := commandServer(t, "dies", map[string]string{"SPECRUN_SERVERS_HELPER": "exit"})
+	pool := NewPool([]*spec.Server{s}, t.TempDir())
+	defer pool.Close()
+	_, err := pool.Server(context.Background(), "dies")
+	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err = %v, want the exit and the server's output", err)
+	}
+}
+
+func TestIgnoredTERMIsKilledAfterGrace(t *testing.T) {
+	s, mark := commandServer(t, "stubborn", map[string]string{"IGNORE_TERM": "1"})
+	s.Grace = 300 * time.Millisecond
+	pool := NewPool([]*spec.Server{s}, t.TempDir())
+	if _, err := pool.Server(context.Background(), "stubborn"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond || d > 5*time.Second {
+		t.Errorf("Close took %v, want the 300ms grace then KILL", d)
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v survive Close", pids)
+	}
+}
+
+func TestNoOrphans(t *testing.T) {
+	s, mark := commandServer(t, "forks", map[string]string{"FORK": "1"})
+	pool := NewPool([]*spec.Server{s}, "")
+	if _, err := pool.Server(context.Background(), "forks"); err != nil {
+		t.Fatal(err)
+	}
+	dir := pool.TempDir()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(alive(mark)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // the server and its sleep child
+	}
+	if n := len(alive(mark)); n < 2 {
+		t.Fatalf("%d processes with the mark, want the server and its child", n)
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v outlive Close", pids)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the pool's temp dir %s survives Close (%v)", dir, err)
+	}
+}
+
+func TestServerDiesMidLoad(t *testing.T) {
+	s, _ := commandServer(t, "crashy", map[string]string{"CRASH_AFTER": "100"})
+	pool := NewPool([]*spec.Server{s}, t.TempDir())
+	defer pool.Close()
+
+	def, ok := ops.Lookup("http")
+	if !ok {
+		t.Fatal("no http op")
+	}
+	op, err := def.New(param.Values{"server": "crashy", "path": "/", "concurrency": int64(2),
+		"keepalive": true, "timeout": 2 * time.Second}, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(io.Closer).Close()
+	sample, err := op.Run(context.Background(), 400)
+	if err != nil {
+		t.Fatalf("the phase failed (%v); want the remaining requests counted as failed", err)
+	}
+	if f := sample.Metrics["failed"]; f < 250 || f > 301 {
+		t.Errorf("failed = %v of 400, want the ~300 after the crash", f)
+	}
+	if _, ok := sample.Metrics["server_cpu_ns"]; !ok {
+		t.Error("server_cpu_ns missing")
+	}
+}
+
+func TestStaticWorkIsCPU(t *testing.T) {
+	s := &Static{BodySize: 10, Work: 2 * time.Millisecond}
+	h := s.Handler()
+	if s.rounds <= 0 {
+		t.Fatalf("rounds = %d, want > 0", s.rounds)
+	}
+	// The work takes about what was asked: at least half of it on a busy
+	// machine's fastest of several tries.
+	best := time.Hour
+	for i := 0; i < 5; i++ {
+		start := time.Now()
+		h.ServeHTTP(discard{}, nil)
+		best = min(best, time.Since(start))
+	}
+	if best < time.Millisecond {
+		t.Errorf("a request with 2ms of work took %v", best)
+	}
+}
+
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
