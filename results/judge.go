@@ -56,7 +56,7 @@ func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur
 	curMed, baseMed := instanceMedians(curRuns), instanceMedians(baseRuns)
 	v, err := e.Value(curMed, baseMed)
 	if err != nil {
-		return judgeError(a, "evaluate value: %v", err)
+		return judgeError(a, "%v", err) // the expression's own error names the assertion and the cause
 	}
 	if err := checkFinite(v); err != nil {
 		return judgeError(a, "value %v", err)

@@ -111,7 +111,7 @@ func TestJudgeErrors(t *testing.T) {
 		{"value_error", Expectation{Name: "x", Max: ptr(1), Refs: []string{"a"},
 			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
 				return 0, errors.New("unsupported attribute \"nope\"")
-			}}, nil, "evaluate value: unsupported attribute"},
+			}}, nil, "unsupported attribute \"nope\""},
 		{"no_bounds", ratio("x", "a", "b", nil, nil), nil, "neither min nor max"},
 	}
 	for _, tt := range tests {
