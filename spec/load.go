@@ -282,8 +282,9 @@ func quoteAll(ss []string) []string {
 }
 
 // DiagnosticWriter prints diagnostics about this plan's files (and var
-// files) the way HCL does: a source snippet with the range underlined.
-// Colour belongs on terminals only.
+// files) the way HCL does, a source snippet with the range underlined,
+// after a file:line:col prefix that editors and grep understand. Colour
+// belongs on terminals only.
 func (p *Plan) DiagnosticWriter(w io.Writer, width uint, color bool) hcl.DiagnosticWriter {
 	files := p.sources
 	if files == nil {
@@ -292,5 +293,29 @@ func (p *Plan) DiagnosticWriter(w io.Writer, width uint, color bool) hcl.Diagnos
 			files[name] = &hcl.File{Bytes: src}
 		}
 	}
-	return hcl.NewDiagnosticTextWriter(w, files, width, color)
+	return &diagWriter{w: w, inner: hcl.NewDiagnosticTextWriter(w, files, width, color)}
+}
+
+type diagWriter struct {
+	w     io.Writer
+	inner hcl.DiagnosticWriter
+}
+
+func (d *diagWriter) WriteDiagnostic(diag *hcl.Diagnostic) error {
+	if diag != nil && diag.Subject != nil {
+		s := diag.Subject.Start
+		if _, err := fmt.Fprintf(d.w, "%s:%d:%d: ", diag.Subject.Filename, s.Line, s.Column); err != nil {
+			return fmt.Errorf("write diagnostic: %w", err)
+		}
+	}
+	return d.inner.WriteDiagnostic(diag)
+}
+
+func (d *diagWriter) WriteDiagnostics(diags hcl.Diagnostics) error {
+	for _, diag := range diags {
+		if err := d.WriteDiagnostic(diag); err != nil {
+			return err
+		}
+	}
+	return nil
 }

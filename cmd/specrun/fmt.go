@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/specrun/specrun/spec"
 )
 
 // fmtCmd rewrites spec files in HCL's canonical format, as hclfmt does.
@@ -43,7 +45,10 @@ func fmtCmd(args []string, stdout, stderr io.Writer) int {
 		// around, so report them instead, the way validate would.
 		if _, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); diags.HasErrors() {
 			width, color := diagStyle(stderr)
-			hcl.NewDiagnosticTextWriter(stderr, map[string]*hcl.File{name: {Bytes: src}}, width, color).WriteDiagnostics(diags)
+			plan := &spec.Plan{Files: map[string][]byte{name: src}}
+			if err := plan.DiagnosticWriter(stderr, width, color).WriteDiagnostics(diags); err != nil {
+				fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
+			}
 			status = exitUsage
 			continue
 		}
