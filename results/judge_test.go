@@ -182,3 +182,20 @@ func TestInstances(t *testing.T) {
 		t.Errorf("Instances (-want +got):\n%s", diff)
 	}
 }
+
+// A value that divides by a figure some runs report as zero cannot be
+// given an interval: too many resamples are infinite.
+func TestJudgeUnstableDivisor(t *testing.T) {
+	cur := synthetic(map[string][]float64{"a": {10, 10, 10, 10, 10}})
+	for i, x := range []float64{0, 0, 5, 5, 5} {
+		cur.Benchmarks[0].Runs[i].Metrics = map[string]float64{"failed": x}
+	}
+	exp := Expectation{Name: "per_failure", Max: ptr(10), Refs: []string{"a"},
+		Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+			return cur["a"]["ns_per_op"] / cur["a"]["failed"], nil
+		}}
+	a := Judge([]Expectation{exp}, cur, nil)[0]
+	if a.Verdict != Error || !strings.Contains(a.Message, "not finite in") {
+		t.Errorf("verdict %s (%s), want error: not finite in some resamples", a.Verdict, a.Message)
+	}
+}
