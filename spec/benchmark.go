@@ -44,6 +44,10 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 	if !l.stringAttr(opAttr, l.ctx(nil), &opName) {
 		return
 	}
+	if opName == "" {
+		l.errorf(opAttr.Expr.Range().Ptr(), "Missing op", "Benchmark %q needs an op to time, such as op = \"noop\".", name)
+		return
+	}
 	def, ok := l.opts.lookup(opName)
 	if !ok {
 		l.errorf(opAttr.Expr.Range().Ptr(), "Unknown op",

@@ -39,8 +39,18 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("incomplete benchmark %+v", b)
 			}
 		}
+		// every instance with every metric it may record: evaluation may
+		// fail (a division by zero), but never panic
+		m := Metrics{}
+		for _, b := range plan.Benchmarks {
+			m[b.Name] = map[string]float64{}
+			for _, name := range append(append([]string{}, StandardMetrics...), metricNames(b.Op)...) {
+				m[b.Name][name] = 1
+			}
+		}
 		for _, a := range plan.Asserts {
 			a.Evaluate(Metrics{}, nil)
+			a.Evaluate(m, m)
 		}
 	})
 }
