@@ -1,7 +1,145 @@
 package results
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"slices"
+)
 
 // writeHTTPBlock writes the ab-style block of an http benchmark instance
-// under the Markdown table.
-func writeHTTPBlock(w io.Writer, b *Benchmark) error { return nil }
+// under the Markdown table: ab's own lines and units, each the median over
+// the instance's runs (failures also as a total, so that one bad phase is
+// not hidden by the median), then the latency percentiles and, for server
+// blocks, the server's CPU time and peak RSS.
+func writeHTTPBlock(w io.Writer, b *Benchmark) error {
+	if len(b.Runs) == 0 {
+		note := ""
+		if b.Error != "" {
+			note = ": " + b.Error
+		}
+		_, err := fmt.Fprintf(w, "**%s**: no load phase completed%s.\n", b.Name, note)
+		return err
+	}
+	m := func(name string) (float64, bool) { return runMedian(b.Runs, name) }
+	get := func(name string) float64 { v, _ := m(name); return v }
+	total := func(name string) float64 {
+		var t float64
+		for _, r := range b.Runs {
+			t += r.Metrics[name]
+		}
+		return t
+	}
+	runs := "1 run"
+	if n := len(b.Runs); n > 1 {
+		runs = fmt.Sprintf("median of %d runs", n)
+	}
+	elapsed := make([]float64, len(b.Runs))
+	for i, r := range b.Runs {
+		elapsed[i] = float64(r.TotalNs)
+	}
+	slices.Sort(elapsed)
+
+	if _, err := fmt.Fprintf(w, "**%s** (ab-style, %s)\n\n```text\n", b.Name, runs); err != nil {
+		return err
+	}
+	// ab's layout: values in one column, the same in every block.
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "%-24s"+format+"\n", append([]any{label + ":"}, args...)...)
+	}
+	counted := func(label, metric string) {
+		v, t := get(metric), total(metric)
+		if len(b.Runs) > 1 && t != 0 {
+			line(label, "%.0f (%.0f over all %d runs)", v, t, len(b.Runs))
+		} else {
+			line(label, "%.0f", v)
+		}
+	}
+	// The request figures are ab's definitions over the median run, for
+	// results that did not record them.
+	secs := median(elapsed) / 1e9
+	requests, ok := m("requests")
+	if !ok {
+		iters := make([]float64, len(b.Runs))
+		for i, r := range b.Runs {
+			iters[i] = float64(r.Iterations)
+		}
+		slices.Sort(iters)
+		requests = median(iters)
+	}
+	orDerived := func(name string, derived float64) float64 {
+		if v, ok := m(name); ok {
+			return v
+		}
+		return derived
+	}
+	optional := func(label, format, metric string, scale float64) {
+		if v, ok := m(metric); ok {
+			line(label, format, v*scale)
+		}
+	}
+	conc, hasConc := paramNumber(b.Params["concurrency"])
+	if hasConc {
+		line("Concurrency Level", "%.0f", conc)
+	}
+	line("Time taken for tests", "%.3f seconds", secs)
+	line("Complete requests", "%.0f", requests)
+	if _, ok := m("failed"); ok {
+		counted("Failed requests", "failed")
+	}
+	if _, ok := m("non_2xx"); ok {
+		counted("Non-2xx responses", "non_2xx")
+	}
+	optional("Total transferred", "%.0f bytes", "total_bytes", 1)
+	optional("HTML transferred", "%.0f bytes", "body_bytes", 1)
+	if requests > 0 && secs > 0 {
+		line("Requests per second", "%.2f [#/sec] (mean)", orDerived("requests_per_sec", requests/secs))
+		if v, ok := m("time_per_request_ms"); ok || hasConc {
+			if !ok {
+				v = conc * secs * 1e3 / requests
+			}
+			line("Time per request", "%.3f [ms] (mean)", v)
+		}
+		line("Time per request", "%.3f [ms] (mean, across all concurrent requests)", orDerived("time_per_request_all_ms", secs*1e3/requests))
+	}
+	optional("Transfer rate", "%.2f [Kbytes/sec] received", "transfer_bytes_per_sec", 1.0/1024)
+	if cpu, ok := m("server_cpu_ns"); ok {
+		line("Server CPU (user+sys)", "%.3f seconds (%.1f [us] per request)", cpu/1e9, get("server_cpu_ns_per_request")/1e3)
+	}
+	if rss, ok := m("server_max_rss_bytes"); ok {
+		line("Server max RSS", "%.1f [MB]", rss/(1<<20))
+	}
+
+	percentiles := false
+	for _, q := range []struct{ label, metric, note string }{
+		{"50%", "latency_p50_ns", ""},
+		{"90%", "latency_p90_ns", ""},
+		{"99%", "latency_p99_ns", ""},
+		{"99.9%", "latency_p999_ns", ""},
+		{"100%", "latency_max_ns", " (longest request)"},
+	} {
+		if v, ok := m(q.metric); ok {
+			if !percentiles {
+				fmt.Fprintf(w, "\nPercentage of the requests served within a time (ms)\n")
+				percentiles = true
+			}
+			fmt.Fprintf(w, "  %5s %8.3f%s\n", q.label, v/1e6, q.note)
+		}
+	}
+	_, err := fmt.Fprintf(w, "```\n")
+	return err
+}
+
+// runMedian is the median of a metric over the runs that report it.
+func runMedian(runs []Run, name string) (float64, bool) {
+	var vs []float64
+	for _, r := range runs {
+		if v, ok := r.Metrics[name]; ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	return median(vs), true
+}
