@@ -3,12 +3,9 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -100,28 +97,4 @@ func spawn(ctx context.Context, s *spawnSpec) (childUsage, error) {
 		u.ExitCode = 128 + int(ws.Signal())
 	}
 	return u, nil
-}
-
-// procHWM reads a process's peak resident set size (VmHWM) in bytes.
-func procHWM(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	return statusKB(b, "VmHWM:")
-}
-
-// statusKB returns the value of a "Key:   123 kB" line of /proc/PID/status in bytes.
-func statusKB(status []byte, key string) int64 {
-	i := bytes.Index(status, []byte(key))
-	if i < 0 {
-		return 0
-	}
-	line := status[i+len(key):]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	line = bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(line), []byte("kB")))
-	kb, _ := strconv.ParseInt(string(line), 10, 64)
-	return kb << 10
 }
