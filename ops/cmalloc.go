@@ -1,0 +1,56 @@
+//go:build cgo && specrun_cmalloc
+
+package ops
+
+/*
+#include <stdlib.h>
+
+// mallocFree does n malloc/free pairs of size bytes. The loop is in C so
+// that no cgo transition (tens of ns) is timed per iteration; the volatile
+// store keeps the compiler from eliding the pair.
+static int mallocFree(size_t size, long n) {
+	for (long i = 0; i < n; i++) {
+		char *p = malloc(size);
+		if (p == NULL) {
+			return -1;
+		}
+		*(volatile char *)p = (char)i;
+		free(p);
+	}
+	return 0;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/specrun/specrun/param"
+)
+
+// c.malloc is built only with -tags specrun_cmalloc (and cgo), so that the
+// default build stays pure Go and cross-compiles.
+func init() {
+	Register(&Def{
+		Name: "c.malloc",
+		Doc: "One iteration is one C malloc of size bytes, a one-byte volatile store into it, " +
+			"and free, in a loop written in C (one cgo call per run, not per iteration). " +
+			"Built only with -tags specrun_cmalloc.",
+		Classic: "16 byte malloc/free; 16MB malloc/free",
+		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
+		New: func(p param.Values, _ Env) (Op, error) {
+			size := p.Size("size")
+			if size <= 0 {
+				return nil, fmt.Errorf("c.malloc: size must be positive, got %d", size)
+			}
+			return Func(func(_ context.Context, n int64) (Sample, error) {
+				if C.mallocFree(C.size_t(size), C.long(n)) != 0 {
+					return Sample{}, errors.New("c.malloc: malloc returned NULL")
+				}
+				return Sample{}, nil
+			}), nil
+		},
+	})
+}
