@@ -147,8 +147,10 @@ func (w *LoadWatch) Stop() []string {
 	if !w.ok || !ok {
 		return nil
 	}
+	// /proc/stat counts in 10 ms ticks: over less than a second, a tick or
+	// two of rounding would read as load.
 	wall := time.Since(w.start).Seconds()
-	if wall <= 0 {
+	if wall < 1 {
 		return nil
 	}
 	others := (busy - w.busy) - (ownCPU() - w.own)

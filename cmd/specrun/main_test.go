@@ -33,6 +33,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitcodeCmd,
+			"glob":     globCmd,
 		},
 	})
 }
@@ -57,5 +58,33 @@ func exitcodeCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// globCmd is `glob N PATTERN [NAME]`: require that PATTERN matches exactly
+// N files and, with NAME, copy the one match there. Result files are named
+// by the time of the run, which a script cannot know.
+func globCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: glob N PATTERN [NAME]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("glob: %v", err)
+	}
+	matches, err := filepath.Glob(ts.MkAbs(args[1]))
+	if err != nil {
+		ts.Fatalf("glob: %v", err)
+	}
+	if len(matches) != want {
+		ts.Fatalf("glob %s: %d matches %q, want %d", args[1], len(matches), matches, want)
+	}
+	if len(args) == 3 {
+		if want != 1 {
+			ts.Fatalf("glob: copy needs exactly one match")
+		}
+		data, err := os.ReadFile(matches[0])
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[2]), data, 0o644))
 	}
 }

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/specrun/specrun/runner"
+	"github.com/specrun/specrun/spec"
+)
+
+// progress is a one-line status on a terminal: benchmark k of n, its name,
+// run r of R, time elapsed and an estimate of what is left. It redraws
+// itself a few times a second so that the clock moves during long runs.
+//
+// It is a hand-written line rather than a progress bar library: the unit of
+// work (k of n benchmarks, r of R runs, with calibration of unknown length
+// between) is not one counter that a bar fills, and one \r line needs no
+// dependency.
+type progress struct {
+	w     io.Writer
+	start time.Time
+
+	mu        sync.Mutex
+	name      string
+	k, n      int
+	run, runs int
+	stop      chan struct{}
+	stopped   bool
+	lastWidth int
+}
+
+var _ runner.Observer = (*progress)(nil)
+
+// newProgress returns a progress line on stderr, or nil when stderr is not
+// a terminal: logs and CI get no carriage returns.
+func newProgress(stderr io.Writer) *progress {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	p := &progress{w: stderr, start: time.Now(), stop: make(chan struct{})}
+	go p.tick()
+	return p
+}
+
+func (p *progress) tick() {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.mu.Lock()
+			p.draw()
+			p.mu.Unlock()
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// BenchmarkStart implements runner.Observer.
+func (p *progress) BenchmarkStart(b *spec.Benchmark, index, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.name, p.k, p.n, p.run, p.runs = b.Name, index, total, 0, 0
+	p.draw()
+}
+
+// RunDone implements runner.Observer.
+func (p *progress) RunDone(b *spec.Benchmark, run, runs int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.name, p.run, p.runs = b.Name, run, runs
+	p.draw()
+}
+
+// BenchmarkDone implements runner.Observer.
+func (p *progress) BenchmarkDone(*spec.Benchmark, error) {}
+
+// draw rewrites the line; the caller holds mu.
+func (p *progress) draw() {
+	if p.stopped || p.n == 0 {
+		return
+	}
+	elapsed := time.Since(p.start)
+	line := fmt.Sprintf("[%d/%d] %s", p.k, p.n, p.name)
+	if p.runs > 0 {
+		line += fmt.Sprintf("  run %d/%d", p.run, p.runs)
+	} else {
+		line += "  calibrating"
+	}
+	line += "  " + clock(elapsed)
+	// The share done counts finished benchmarks and this one's finished runs.
+	done := float64(p.k - 1)
+	if p.runs > 0 {
+		done += float64(p.run) / float64(p.runs)
+	}
+	if done > 0 {
+		left := time.Duration(float64(elapsed) * (float64(p.n) - done) / done)
+		line += ", ~" + clock(left) + " left"
+	}
+	pad := max(p.lastWidth-len(line), 0)
+	p.lastWidth = len(line)
+	fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
+}
+
+// finish clears the line; it is safe to call more than once, and on nil.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	close(p.stop)
+	fmt.Fprintf(p.w, "\r%*s\r", p.lastWidth, "")
+}
+
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
