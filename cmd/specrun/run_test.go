@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/specrun/specrun/results"
+)
+
+// TestRunSignals interrupts a run in this process: the finished benchmark
+// and the interrupted one are written, marked, and nothing is left in the
+// temp dir.
+func TestRunSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks for seconds")
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, exitSIGINT}, {syscall.SIGTERM, exitSIGTERM}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("TMPDIR", tmp)
+			specPath := filepath.Join(dir, "slow.hcl")
+			src := `
+suite "slow" {
+  repeat = 1
+  warmup = "0s"
+}
+
+benchmark "quick" {
+  op         = "noop"
+  iterations = 1000
+}
+
+benchmark "long" {
+  op       = "noop"
+  min_time = "3s"
+}
+
+benchmark "never" {
+  op         = "noop"
+  iterations = 1000
+}
+`
+			if err := os.WriteFile(specPath, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			var stdout, stderr bytes.Buffer
+			done := make(chan int)
+			go func() {
+				done <- run([]string{"run", "--no-progress", "--label", "box", "--out", out, specPath}, &stdout, &stderr)
+			}()
+			time.Sleep(1500 * time.Millisecond)
+			if err := syscall.Kill(os.Getpid(), c.sig); err != nil {
+				t.Fatal(err)
+			}
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("run did not stop after the signal")
+			}
+			if code != c.code {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, c.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "stopping after writing what finished") {
+				t.Errorf("stderr does not say the run is stopping:\n%s", stderr.String())
+			}
+
+			matches, _ := filepath.Glob(filepath.Join(out, "*"))
+			if len(matches) != 2 {
+				t.Fatalf("output files %q, want the .json and the .md", matches)
+			}
+			r, err := results.ReadFile(strings.TrimSuffix(strings.TrimSuffix(matches[0], ".md"), ".json") + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Interrupted {
+				t.Error("result not marked interrupted")
+			}
+			var names []string
+			for _, b := range r.Benchmarks {
+				names = append(names, b.Name)
+				if want := b.Name == "long"; b.Interrupted != want {
+					t.Errorf("benchmark %s: interrupted = %v, want %v", b.Name, b.Interrupted, want)
+				}
+			}
+			if strings.Join(names, " ") != "quick long" {
+				t.Errorf("benchmarks %q, want quick and the interrupted long", names)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("left in the temp dir: %v", left)
+			}
+		})
+	}
+}
