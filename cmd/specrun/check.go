@@ -1,13 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/spec"
@@ -17,21 +14,20 @@ import (
 // result, so that a CI job can run on one machine and judge on another.
 // No op is run: the spec is only loaded, from the result or from --spec.
 func checkCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs := newFlagSet("check", "[--spec PATH] [--baseline FILE] [--strict] [--var NAME=VALUE]... RESULT.json",
+		"Judge a spec's assertions again on the runs stored in a result; nothing is run.\nThe spec is the one stored in the result unless --spec names another.", stderr)
 	specPath := fs.String("spec", "", "judge with the spec at `PATH` instead of the one stored in the result")
 	baseline := fs.String("baseline", "", "the result `FILE` that baseline.* refers to")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
-	vars := checkVars{}
-	var varFiles checkVarFiles
-	fs.Var(vars, "var", "set a variable: `NAME=VALUE` (repeatable)")
-	fs.Var(&varFiles, "var-file", "read variables from `FILE` (repeatable)")
-	usage := "usage: specrun check [--spec PATH] [--baseline FILE] [--strict] [--var NAME=VALUE]... RESULT.json"
-	paths, code, ok := parseCommandLine(fs, args, usage, stdout, stderr)
+	var sf specFlags
+	sf.register(fs)
+	paths, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(paths) != 1 {
-		fmt.Fprintf(stderr, "specrun check: want one result file, have %d\n%s\n", len(paths), usage)
+		fmt.Fprintf(stderr, "specrun check: want one result file, have %d\n", len(paths))
+		fs.Usage()
 		return exitUsage
 	}
 	r, err := results.ReadFile(paths[0])
@@ -47,12 +43,12 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	opts := spec.Options{Vars: vars, VarFiles: varFiles}
 	var plan *spec.Plan
-	var diags hcl.Diagnostics
 	specName := *specPath
 	if specName != "" {
-		plan, diags = spec.Load([]string{specName}, opts)
+		if plan, ok = sf.load([]string{specName}, stderr); !ok {
+			return exitUsage
+		}
 	} else {
 		if len(r.Spec.Files) == 0 {
 			fmt.Fprintf(stderr, "specrun check: %s carries no spec; give one with --spec PATH\n", paths[0])
@@ -63,13 +59,17 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			files[name] = []byte(src)
 		}
 		specName = "the spec stored in " + paths[0]
-		plan, diags = spec.LoadFiles(files, r.Spec.Paths, opts)
-	}
-	if len(diags) > 0 {
-		plan.DiagnosticWriter(stderr, 0, false).WriteDiagnostics(diags)
-		if diags.HasErrors() {
-			return exitUsage
+		p, diags := spec.LoadFiles(files, r.Spec.Paths, sf.options())
+		if len(diags) > 0 {
+			width, color := diagStyle(stderr)
+			if err := p.DiagnosticWriter(stderr, width, color).WriteDiagnostics(diags); err != nil {
+				fmt.Fprintf(stderr, "specrun check: print diagnostics: %v\n", err)
+			}
+			if diags.HasErrors() {
+				return exitUsage
+			}
 		}
+		plan = p
 	}
 	if err := sameBenchmarks(plan, r); err != nil {
 		fmt.Fprintf(stderr, "specrun check: %s does not come from %s: %v\n", paths[0], specName, err)
@@ -132,26 +132,3 @@ func someNames(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
-
-// checkVars collects --var NAME=VALUE flags.
-type checkVars map[string]string
-
-func (v checkVars) String() string { return "" }
-
-func (v checkVars) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("want NAME=VALUE, have %q", s)
-	}
-	v[strings.TrimSpace(name)] = value
-	return nil
-}
-
-// checkVarFiles collects --var-file FILE flags in order.
-type checkVarFiles []string
-
-func (f *checkVarFiles) String() string { return strings.Join(*f, ",") }
-
-func (f *checkVarFiles) Set(s string) error { *f = append(*f, s); return nil }
-
-var _ flag.Value = checkVars(nil)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,19 +13,20 @@ import (
 // compareCmd puts stored results side by side: one row per benchmark, one
 // column per result, ratios to the first with a significance test.
 func compareCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs := newFlagSet("compare", "[flags] A.json B.json [C.json...]",
+		"Put stored results side by side: one row per benchmark, one column per result,\nand each later column's ratio to the first with a Mann-Whitney U test.", stderr)
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
 	format := fs.String("format", "md", "output format: md, csv, json or svg")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout")
-	usage := "usage: specrun compare [--metric NAME] [--format md|csv|json|svg] [--alpha A] [--svg FILE] [-o FILE] A.json B.json [C.json...]"
-	paths, code, ok := parseCommandLine(fs, args, usage, stdout, stderr)
+	paths, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(paths) < 2 {
-		fmt.Fprintf(stderr, "specrun compare: want at least two result files, have %d\n%s\n", len(paths), usage)
+		fmt.Fprintf(stderr, "specrun compare: want at least two result files, have %d\n", len(paths))
+		fs.Usage()
 		return exitUsage
 	}
 	writers := map[string]func(*results.Comparison, io.Writer) error{

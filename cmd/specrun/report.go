@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,17 +12,18 @@ import (
 // reportCmd re-renders a stored result in any report format. It reads the
 // JSON only; nothing from the spec is run.
 func reportCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs := newFlagSet("report", "[--format F] [--sort time|spec] [-o FILE] RESULT.json",
+		"Re-render a stored result in any report format; nothing from its spec is run.", stderr)
 	format := fs.String("format", "md", "report format: "+strings.Join(results.Formats, ", "))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout")
-	usage := "usage: specrun report [--format F] [--sort time|spec] [-o FILE] RESULT.json"
-	paths, code, ok := parseCommandLine(fs, args, usage, stdout, stderr)
+	paths, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(paths) != 1 {
-		fmt.Fprintf(stderr, "specrun report: want one result file, have %d\n%s\n", len(paths), usage)
+		fmt.Fprintf(stderr, "specrun report: want one result file, have %d\n", len(paths))
+		fs.Usage()
 		return exitUsage
 	}
 	if *sortBy != "time" && *sortBy != "spec" {
@@ -53,36 +52,6 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
-}
-
-// parseCommandLine parses flags that may come before, between or after the
-// positional arguments, and returns the positional ones. On -h it prints
-// the usage to stdout; on a bad flag, to stderr. ok is false when the
-// command should return code at once.
-func parseCommandLine(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (positional []string, code int, ok bool) {
-	fs.SetOutput(io.Discard) // errors and usage are printed below, once
-	printUsage := func(w io.Writer) {
-		fmt.Fprintln(w, usage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printUsage(stdout)
-				return nil, exitOK, false
-			}
-			fmt.Fprintf(stderr, "specrun %s: %v\n", fs.Name(), err)
-			printUsage(stderr)
-			return nil, exitUsage, false
-		}
-		if fs.NArg() == 0 {
-			return positional, 0, true
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // writeOutput renders to path atomically, or to stdout when path is empty,
