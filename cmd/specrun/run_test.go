@@ -105,3 +105,75 @@ benchmark "never" {
 		})
 	}
 }
+
+// TestRunLeavesNoFiles runs ops that open files, spawn processes and fail,
+// in this process, and checks that the run gives back every descriptor and
+// removes its temp dir.
+func TestRunLeavesNoFiles(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd")
+	}
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	specPath := filepath.Join(dir, "files.hcl")
+	src := `
+suite "files" {
+  repeat = 2
+  warmup = "0s"
+}
+
+benchmark "write" {
+  op = "file.write"
+  matrix {
+    atomic = [false, true]
+  }
+  atomic     = param.atomic
+  iterations = 20
+}
+
+benchmark "read" {
+  op         = "file.read"
+  size       = "4KB"
+  iterations = 20
+}
+
+benchmark "spawn" {
+  op         = "process.spawn"
+  iterations = 3
+}
+
+benchmark "fails" {
+  op         = "exec"
+  command    = ["false"]
+  iterations = 1
+}
+`
+	if err := os.WriteFile(specPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-progress", "--out", filepath.Join(dir, "out"), specPath}, &stdout, &stderr)
+	if code != exitBenchError {
+		t.Errorf("exit code %d, want %d (one benchmark fails)\nstderr:\n%s", code, exitBenchError, stderr.String())
+	}
+	if after := openFDs(t); after > before {
+		t.Errorf("%d file descriptors open after the run, %d before", after, before)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in the temp dir: %v", left)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
