@@ -95,9 +95,7 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 	for k, v := range s.Env {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)
 	}
-	// Its own group, so that stopping it reaches whatever it forks; and
-	// killed with specrun if specrun itself is killed.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = groupAttr()
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 
 	var urlLine *os.File

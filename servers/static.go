@@ -3,6 +3,7 @@ package servers
 import (
 	"crypto/sha256"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -81,15 +82,21 @@ func burn(rounds int) {
 	sink = sum
 }
 
-// calibrate returns how many rounds of burn take d, from the fastest of a
-// few timed trials (the fastest is the least disturbed by other work).
+// calibrate returns how many rounds of burn take d of CPU time: the median
+// of trials timed on the thread's CPU clock, which preemption does not
+// disturb. The median, not the fastest, because what slows hashing on a busy
+// machine (a busy sibling hyperthread, cold caches) slows the requests too:
+// two servers calibrated a moment apart then agree on what d costs.
 func calibrate(d time.Duration) int {
-	const trial = 2000
-	best := time.Duration(1<<63 - 1)
-	for i := 0; i < 5; i++ {
-		start := time.Now()
+	const trial, trials = 1000, 21
+	now, done := threadCPU()
+	defer done()
+	times := make([]time.Duration, trials)
+	for i := range times {
+		start := now()
 		burn(trial)
-		best = min(best, time.Since(start))
+		times[i] = now() - start
 	}
-	return max(1, int(int64(d)*trial/int64(max(best, 1))))
+	slices.Sort(times)
+	return max(1, int(int64(d)*trial/int64(max(times[trials/2], 1))))
 }

@@ -1,0 +1,61 @@
+# The classic ab comparison: 1000 requests at concurrency 10 against two
+# builds of the same web app, reporting requests/s, time per request,
+# transfer rate, failed requests, and the server's CPU and memory; its
+# conclusion was "B is 33% slower ... and uses 50% more CPU".
+#
+# Two builtin servers stand in for build A and build B: the same 5.9 KB page,
+# with B spending a third more CPU per request (`work`). Each is specrun's own
+# `specrun serve` in a separate process on a free loopback port, so this runs
+# on a fresh machine with nothing else installed. To compare real builds,
+# replace them with command servers:
+#
+#   server "a" {
+#     command = ["./app-a", "--port", "8081"]
+#     ready   = "http://127.0.0.1:8081/health"
+#   }
+
+suite "http-compare" {
+  title       = "Build A vs build B under ab's load"
+  description = "1000 requests at concurrency 10, three load phases per build, interleaved."
+  repeat      = 3
+}
+
+variable "requests" {
+  type    = number
+  default = 1000
+}
+
+server "a" {
+  builtin   = "static"
+  body_size = 6041 # 5.9 KB
+  work      = "300us"
+}
+
+server "b" {
+  builtin   = "static"
+  body_size = 6041
+  work      = "400us"
+}
+
+benchmark "page" {
+  op = "http"
+  matrix {
+    build = ["A", "B"]
+  }
+  label       = "GET / (build ${param.build})"
+  url         = { A = server.a.url, B = server.b.url }[param.build]
+  requests    = var.requests
+  concurrency = 10
+}
+
+assert "b_throughput" {
+  description = "B's requests/s is at least 0.67 of A's"
+  value       = benchmark.page["build=B"].requests_per_sec / benchmark.page["build=A"].requests_per_sec
+  min         = 0.67
+}
+
+assert "b_cpu" {
+  description = "B's server CPU per request is at most 1.5x A's"
+  value       = benchmark.page["build=B"].server_cpu_ns_per_request / benchmark.page["build=A"].server_cpu_ns_per_request
+  max         = 1.5
+}
