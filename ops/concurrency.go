@@ -25,7 +25,8 @@ func init() {
 		Doc: "One iteration starts a goroutine that locks itself to its OS thread and exits still " +
 			"locked, so the runtime terminates that thread; the waiting goroutine then runs on another " +
 			"thread, which the runtime creates (clone(2)) once no idle one is left. In steady state: " +
-			"one OS thread created and one ended per iteration, joined by a WaitGroup.",
+			"one OS thread created and one ended per iteration, joined by a WaitGroup. (Should an " +
+			"iteration land on the process's main thread, Go parks that thread for good instead.)",
 		Classic: "pthread create/join",
 		New: func(param.Values, Env) (Op, error) {
 			return Func(runThread), nil

@@ -34,9 +34,30 @@ func TestThreadCreatesAndEndsThreads(t *testing.T) {
 	}
 	defer func() { onThread = nil }()
 
+	before := map[int]bool{}
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		tid, _ := strconv.Atoi(e.Name())
+		before[tid] = true
+	}
+
 	const n = 20
 	if _, err := prepare(t, "thread", nil).Run(context.Background(), n); err != nil {
 		t.Fatal(err)
+	}
+	// Each ended thread is gone for good, so beyond the threads that
+	// existed before, every iteration must have run on a new one.
+	created := 0
+	for _, tid := range tids {
+		if !before[tid] {
+			created++
+		}
+	}
+	if created < n-len(before) {
+		t.Errorf("only %d of %d iterations ran on threads created during the run (%d existed before)", created, n, len(before))
 	}
 	seen := map[int]bool{}
 	for _, tid := range tids {
@@ -48,6 +69,9 @@ func TestThreadCreatesAndEndsThreads(t *testing.T) {
 	// A thread's exit follows its goroutine's by a little; give it time.
 	deadline := time.Now().Add(5 * time.Second)
 	for _, tid := range tids {
+		if tid == os.Getpid() {
+			continue // the main thread: Go parks it for good rather than end it
+		}
 		for {
 			_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
 			if errors.Is(err, os.ErrNotExist) {
