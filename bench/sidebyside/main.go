@@ -120,7 +120,7 @@ func measure(cfg config, stdout, stderr io.Writer) error {
 	for round := range cfg.rounds {
 		for i := range rows {
 			r := &rows[i]
-			fmt.Fprintf(stderr, "round %d/%d  %-24s\r", round+1, cfg.rounds, r.c.Name)
+			fmt.Fprintf(stderr, "round %d/%d: %s\n", round+1, cfg.rounds, r.c.Name)
 			sides := []func(){
 				func() {
 					s, err := runSpecrun(specrunBin, specPath, filepath.Join(work, "out"), r.c.Name)
@@ -141,7 +141,6 @@ func measure(cfg config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "%40s\r", "")
 	return printTable(stdout, rows, cfg)
 }
 
@@ -327,4 +326,3 @@ func fmtRatio(r float64) string {
 	}
 	return strconv.FormatFloat(r, 'f', 3, 64)
 }
-
