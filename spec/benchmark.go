@@ -18,9 +18,10 @@ var benchmarkAttrs = []hcl.AttributeSchema{
 	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"}, {Name: "interleave"},
 }
 
-// StandardMetrics are the metrics the harness records for every op, beside
-// the op's own (ops.Def.Metrics); asserts may read any of them.
-var StandardMetrics = []string{"ns_per_op", "ops_per_sec", "bytes_per_sec"}
+// StandardMetrics are the metrics the harness (runner) records for every
+// op, beside the op's own (ops.Def.Metrics); asserts may read any of them.
+// bytes_per_sec is recorded for ops with a size parameter.
+var StandardMetrics = []string{"ns_per_op", "ops_per_sec", "bytes_per_sec", "bytes_per_op", "allocs_per_op"}
 
 // axis is one matrix key with all its values.
 type axis struct {

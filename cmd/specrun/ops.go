@@ -74,7 +74,10 @@ func describeOp(w io.Writer, d *ops.Def) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "  NAME\tTYPE\tDEFAULT\tUNIT\tDESCRIPTION\n")
 		for _, p := range d.Params {
-			doc := p.Doc
+			doc := strings.TrimSpace(p.Doc)
+			if doc != "" && !strings.HasSuffix(doc, ".") {
+				doc += "."
+			}
 			if len(p.Enum) > 0 {
 				doc += " One of: " + strings.Join(p.Enum, ", ") + "."
 			}
@@ -90,6 +93,11 @@ func describeOp(w io.Writer, d *ops.Def) {
 	fmt.Fprintf(tw, "  NAME\tUNIT\tBETTER\tDESCRIPTION\n")
 	fmt.Fprintf(tw, "  ns_per_op\tns\tlower\twall time of a run over its iterations\n")
 	fmt.Fprintf(tw, "  ops_per_sec\tops/s\thigher\titerations per second\n")
+	if _, ok := d.Param("size"); ok {
+		fmt.Fprintf(tw, "  bytes_per_sec\tbytes/s\thigher\tsize times iterations per second\n")
+	}
+	fmt.Fprintf(tw, "  bytes_per_op\tbytes\tlower\theap bytes allocated per iteration\n")
+	fmt.Fprintf(tw, "  allocs_per_op\tcount\tlower\theap allocations per iteration\n")
 	for _, m := range d.Metrics {
 		better := "lower"
 		if m.HigherIsBetter {
