@@ -198,8 +198,7 @@ func (l *loader) decodeLocals(blocks []*hcl.Block) {
 	}
 
 	const (
-		unvisited = iota
-		visiting
+		visiting = iota + 1 // the zero state is "not visited yet"
 		done
 	)
 	state := map[string]int{}
