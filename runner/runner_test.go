@@ -388,3 +388,46 @@ func callN(call string) int64 {
 	n, _ := strconv.ParseInt(call[strings.LastIndexByte(call, ':')+1:], 10, 64)
 	return n
 }
+
+func TestOpFixesIterations(t *testing.T) {
+	rec := &recorder{}
+	b := bench("http", 1000, &testOp{rec: rec})
+	b.Params = param.Values{"requests": int64(40)}
+	b.Op.Iterations = func(p param.Values) int64 { return p.Int("requests") }
+	Run(context.Background(), plan(b), Config{Scale: 10})
+	if diff := cmp.Diff([]string{"http:40", "http:40"}, rec.calls); diff != "" {
+		t.Errorf("Run calls (-want +got):\n%s", diff)
+	}
+}
+
+// observed logs what an Observer is told.
+type observed struct{ events []string }
+
+func (o *observed) BenchmarkStart(b *spec.Benchmark, index, total int) {
+	o.events = append(o.events, "start "+b.Name+" "+strconv.Itoa(index)+"/"+strconv.Itoa(total))
+}
+
+func (o *observed) RunDone(b *spec.Benchmark, run, runs int) {
+	o.events = append(o.events, "run "+b.Name+" "+strconv.Itoa(run)+"/"+strconv.Itoa(runs))
+}
+
+func (o *observed) BenchmarkDone(b *spec.Benchmark, err error) {
+	msg := "ok"
+	if err != nil {
+		msg = err.Error()
+	}
+	o.events = append(o.events, "done "+b.Name+" "+msg)
+}
+
+func TestObserver(t *testing.T) {
+	rec := &recorder{}
+	o := &observed{}
+	fails := bench("fails", 1, &testOp{rec: rec, hook: func(context.Context, int64) (ops.Sample, error) {
+		return ops.Sample{}, errors.New("no")
+	}})
+	Run(context.Background(), plan(bench("a", 1, &testOp{rec: rec}), fails), Config{Observer: o})
+	want := []string{"start a 1/2", "run a 1/2", "run a 2/2", "done a ok", "start fails 2/2", "done fails no"}
+	if diff := cmp.Diff(want, o.events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
