@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -34,6 +35,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitcodeCmd,
 			"glob":     globCmd,
+			"sleep":    sleepCmd,
 		},
 	})
 }
@@ -87,4 +89,15 @@ func globCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[2]), data, 0o644))
 	}
+}
+
+// sleepCmd is `sleep DURATION`: give a background command time to get
+// going before a script signals it.
+func sleepCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
 }
