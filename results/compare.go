@@ -34,8 +34,11 @@ type Comparison struct {
 	Labels []string `json:"labels"`
 	// Differences are environment fields that differ between the results
 	// in ways that make their figures not comparable like for like.
-	Differences []string     `json:"environment_differences,omitempty"`
-	Rows        []CompareRow `json:"rows"`
+	Differences []string `json:"environment_differences,omitempty"`
+	// Warnings are what the runs themselves recorded (load, VM, governor),
+	// each prefixed with the label of the result it came from.
+	Warnings []string     `json:"warnings,omitempty"`
+	Rows     []CompareRow `json:"rows"`
 }
 
 // CompareRow is one benchmark instance across the results.
@@ -89,6 +92,9 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 			l = fmt.Sprintf("%s #%d", l, seenLabel[l])
 		}
 		c.Labels = append(c.Labels, l)
+		for _, w := range r.Warnings {
+			c.Warnings = append(c.Warnings, l+": "+w)
+		}
 	}
 
 	// One row per instance, in the order first met.
@@ -257,6 +263,13 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
 			escape(strings.Join(c.Differences, "; ")))
+	}
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(bw, "Warnings recorded by the runs:\n\n")
+		for _, w := range c.Warnings {
+			fmt.Fprintf(bw, "- %s\n", escape(w))
+		}
+		fmt.Fprintln(bw)
 	}
 	header := append([]string{"Name"}, c.Labels...)
 	align := []string{"------"}

@@ -92,7 +92,7 @@ func TestCompareRows(t *testing.T) {
 	}
 	var md bytes.Buffer
 	c.WriteMarkdown(&md)
-	for _, want := range []string{"Environments differ", "N/A", "| — |", "2.00× slower", "~ ", "?"} {
+	for _, want := range []string{"Environments differ", "- leopard: other processes kept 1.72 CPUs busy", "N/A", "| — |", "2.00× slower", "~ ", "?"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
