@@ -206,7 +206,7 @@ func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) strin
 			best = &c
 		}
 	}
-	if best != nil && best.old > 0 {
+	if best != nil && best.old > 0 && math.Abs(best.new/best.old-1) >= 0.005 {
 		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s ns/op)",
 			best.name, 100*(best.new/best.old-1), number(best.old), number(best.new))
 	}
@@ -221,7 +221,11 @@ func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) strin
 	if len(parts) == 0 {
 		return "the value reads no benchmark"
 	}
-	return "it read " + strings.Join(parts, ", ")
+	read := "it read " + strings.Join(parts, ", ")
+	if best != nil {
+		return "no benchmark it reads moved against the baseline; " + read
+	}
+	return read
 }
 
 func judgeError(a Assertion, format string, args ...any) Assertion {
