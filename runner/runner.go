@@ -227,14 +227,19 @@ func (r *runner) prepare(in *instance) error {
 	if in.b.Op.Iterations != nil {
 		in.n = in.b.Op.Iterations(in.b.Params)
 	}
-	return r.call(in, func(context.Context) error {
+	op, err := call(r, in, func(context.Context) (ops.Op, error) {
 		op, err := in.b.Op.New(in.b.Params, r.env)
 		if err != nil {
-			return fmt.Errorf("prepare: %w", err)
+			return nil, fmt.Errorf("prepare: %w", err)
 		}
-		in.op = op
-		return nil
+		return op, nil
+	}, func(op ops.Op) {
+		if c, ok := op.(io.Closer); ok {
+			r.close(c)
+		}
 	})
+	in.op = op
+	return err
 }
 
 // fixedN is the iteration count of every run when the plan fixes one: the
@@ -330,8 +335,7 @@ type timing struct {
 // first so that one run's garbage is not collected on the next run's time;
 // the allocation counters are read outside the timed region.
 func (r *runner) measure(in *instance, n int64) (timing, error) {
-	var t timing
-	err := r.call(in, func(ctx context.Context) error {
+	t, err := call(r, in, func(ctx context.Context) (timing, error) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -340,9 +344,9 @@ func (r *runner) measure(in *instance, n int64) (timing, error) {
 		elapsed := r.now().Sub(start)
 		runtime.ReadMemStats(&after)
 		if err != nil {
-			return err
+			return timing{}, err
 		}
-		t = timing{n: n, elapsed: elapsed, sample: s,
+		t := timing{n: n, elapsed: elapsed, sample: s,
 			bytes: after.TotalAlloc - before.TotalAlloc, allocs: after.Mallocs - before.Mallocs}
 		if s.N > 0 {
 			t.n = s.N
@@ -350,8 +354,8 @@ func (r *runner) measure(in *instance, n int64) (timing, error) {
 		if s.Elapsed > 0 {
 			t.elapsed = s.Elapsed
 		}
-		return nil
-	})
+		return t, nil
+	}, nil)
 	if err == nil && t.n <= 0 {
 		err = fmt.Errorf("op did no iterations")
 	}
@@ -480,45 +484,63 @@ var errInterrupted = errors.New("interrupted")
 // call runs f in a goroutine of its own with what is left of the
 // instance's timeout, so that an op that ignores its context cannot hold up
 // the suite: past the deadline (or a cancellation) and a grace period, the
-// runner stops waiting and moves on. A panic in f becomes an error.
-func (r *runner) call(in *instance, f func(ctx context.Context) error) error {
+// runner stops waiting and moves on. f hands back its result rather than
+// setting the runner's state, since an abandoned f may still finish later.
+// A panic in f becomes an error.
+//
+// When f is abandoned and later succeeds, late (if not nil) receives what
+// it returned, so that an op prepared too late is still closed.
+func call[T any](r *runner, in *instance, f func(ctx context.Context) (T, error), late func(T)) (T, error) {
+	var zero T
 	if in.budget <= 0 {
-		return r.timedOut(in)
+		return zero, r.timedOut(in)
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, in.budget)
 	defer cancel()
-	done := make(chan error, 1) // buffered: an abandoned call still exits
+	type outcome struct {
+		v   T
+		err error
+	}
+	done := make(chan outcome, 1) // buffered: an abandoned call still exits
 	start := time.Now()
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				done <- fmt.Errorf("panic: %v", v)
+				done <- outcome{err: fmt.Errorf("panic: %v", v)}
 			}
 		}()
-		done <- f(ctx)
+		v, err := f(ctx)
+		done <- outcome{v, err}
 	}()
 
-	var err error
+	var o outcome
 	select {
-	case err = <-done:
+	case o = <-done:
 	case <-ctx.Done():
 		grace := time.NewTimer(r.grace)
 		select {
-		case err = <-done:
+		case o = <-done:
 		case <-grace.C:
-			err = ctx.Err()
+			o.err = ctx.Err()
+			if late != nil {
+				go func() {
+					if o := <-done; o.err == nil {
+						late(o.v)
+					}
+				}()
+			}
 		}
 		grace.Stop()
 	}
 	in.budget -= time.Since(start)
 	switch {
 	case r.ctx.Err() != nil:
-		return errInterrupted
-	case ctx.Err() != nil && err != nil:
+		return o.v, errInterrupted
+	case ctx.Err() != nil && o.err != nil:
 		// Whatever the op said, it failed because its time was up.
-		return r.timedOut(in)
+		return o.v, r.timedOut(in)
 	}
-	return err
+	return o.v, o.err
 }
 
 func (r *runner) timedOut(in *instance) error {

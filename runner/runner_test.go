@@ -431,3 +431,27 @@ func TestObserver(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+func TestLatePreparedOpIsClosed(t *testing.T) {
+	rec := &recorder{}
+	b := bench("slow-start", 1, &testOp{rec: rec})
+	newOp := b.Op.New
+	b.Op.New = func(p param.Values, env ops.Env) (ops.Op, error) {
+		time.Sleep(200 * time.Millisecond)
+		return newOp(p, env)
+	}
+	b.Timeout = 20 * time.Millisecond
+	out := Run(context.Background(), plan(b), Config{Grace: 10 * time.Millisecond})
+	if got := out.Benchmarks[0].Error; got != "timed out after 20ms" {
+		t.Errorf("error %q, want a timeout", got)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		rec.mu.Lock()
+		closed := len(rec.closed)
+		rec.mu.Unlock()
+		if closed == 1 {
+			return
+		}
+	}
+	t.Error("an op prepared after its timeout was never closed")
+}
