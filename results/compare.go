@@ -367,8 +367,11 @@ func (c *Comparison) direction(r float64) string {
 
 // figure renders a value of the compared metric.
 func (c *Comparison) figure(v float64) string {
-	if c.Metric == "ns_per_op" || strings.HasSuffix(c.Metric, "_ns") {
+	switch {
+	case c.Metric == "ns_per_op" || strings.HasSuffix(c.Metric, "_ns"):
 		return humanNs(v)
+	case strings.HasSuffix(c.Metric, "_bytes"):
+		return humanBytes(v)
 	}
 	return number(v)
 }
@@ -455,4 +458,16 @@ func (c *Comparison) WriteSVG(w io.Writer) error {
 		ch.Series = append(ch.Series, s)
 	}
 	return writeBarChart(w, ch)
+}
+
+// humanBytes renders a size in 1024-based units, as specs write sizes:
+// "512 B", "30 MiB".
+func humanBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(b) >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return trimZeros(fmt.Sprintf("%.3g", b)) + " " + units[i]
 }

@@ -47,6 +47,18 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare-requests.md", buf.Bytes())
+
+	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "max_rss_bytes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := c.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| GET / (build A) | 30 MiB | 40 MiB | 1.33× ? |"; !strings.Contains(buf.String(), want) {
+		t.Errorf("max_rss_bytes comparison lacks %q:\n%s", want, buf.String())
+	}
 }
 
 func TestCompareRows(t *testing.T) {

@@ -70,7 +70,7 @@ func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur
 	if !multi {
 		// Nothing to resample: the point value decides, and says so.
 		a.Verdict = verdict(v, v, e.Min, e.Max)
-		a.Message = "one run per benchmark: the point value decides, there is no interval"
+		a.Message = "one run per benchmark: the point value decides"
 		if len(refs) == 0 {
 			a.Message = "the value reads no benchmark: the point value decides"
 		}

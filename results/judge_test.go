@@ -54,8 +54,8 @@ func TestJudgeVerdicts(t *testing.T) {
 		{ratio("fail_max", "reflect", "iface", nil, ptr(20)), Fail, true, "it read"},
 		{ratio("straddle", "noisy", "ten", ptr(10), nil), Inconclusive, true, "straddles"},
 		{ratio("between", "reflect", "iface", ptr(60), ptr(80)), Pass, true, ""},
-		{ratio("one_run", "single_a", "single_b", ptr(10), nil), Pass, false, "no interval"},
-		{ratio("one_run_fail", "single_a", "single_b", ptr(30), nil), Fail, false, "no interval"},
+		{ratio("one_run", "single_a", "single_b", ptr(10), nil), Pass, false, "one run per benchmark: the point value decides"},
+		{ratio("one_run_fail", "single_a", "single_b", ptr(30), nil), Fail, false, "the point value decides; it read single_a 50 ns/op"},
 		{ratio("missing", "reflect", "nosuch", ptr(1), nil), Error, false, "benchmark nosuch is not in the result"},
 	}
 	for _, tt := range tests {
