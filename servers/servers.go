@@ -333,6 +333,10 @@ type Pool struct {
 	// Self is the command that runs specrun, for builtin servers; nil means
 	// os.Executable().
 	Self []string
+	// Context, when set, also bounds every start: cancelling it (the run's
+	// Ctrl-C) ends a wait for a server to become ready. Ops ask for servers
+	// while being prepared, which has no context of its own.
+	Context context.Context
 
 	defs    map[string]*spec.Server
 	tempDir string
@@ -405,6 +409,12 @@ func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 	dir, err := p.dir()
 	if err != nil {
 		return ops.Server{}, err
+	}
+	if p.Context != nil {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		defer context.AfterFunc(p.Context, stop)()
 	}
 	pr, err := Start(ctx, def, self, dir)
 	if err != nil {

@@ -325,3 +325,24 @@ type discard struct{}
 func (discard) Header() http.Header         { return http.Header{} }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}
+
+func TestStartIsCancelledWithThePool(t *testing.T) {
+	mark := fmt.Sprintf("specrun-test-cancel-%d", time.Now().UnixNano())
+	port := freePort(t)
+	pool := NewPool([]*spec.Server{{Name: "slow", Command: []string{self(t), mark}, Env: map[string]string{"SPECRUN_SERVERS_HELPER": "hang"},
+		URL: "http://127.0.0.1:" + port, ReadyTimeout: time.Minute, Grace: time.Second, StopSignal: "TERM"}}, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	pool.Context = ctx
+	defer pool.Close()
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := pool.Server(context.Background(), "slow"); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("err = %v, want the start cancelled", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("cancelled start returned after %v", d)
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v left after a cancelled start", pids)
+	}
+}
