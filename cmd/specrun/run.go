@@ -34,12 +34,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	filter := fs.String("filter", "", "run only the instances whose name matches `REGEX` (\"memcpy/size=16B\")")
 	scale := fs.Float64("scale", 1, "multiply fixed iteration counts by `F` (never below 1), for quick reruns")
-	repeat := fs.Int("repeat", 0, "timed runs per benchmark, overriding the spec (`N`)")
+	repeat := fs.Int("repeat", 0, "do `N` timed runs of every benchmark, overriding the spec")
 	label := fs.String("label", "", "the `TEXT` this run is known by in comparisons (default: the hostname)")
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
 	outDir := fs.String("out", "results", "write the JSON result and the Markdown table into `DIR`")
-	format := fs.String("format", "md", "what to print on stdout: "+strings.Join(results.Formats, ", "))
-	sortBy := fs.String("sort", "time", "row order of tables: time (by time per op) or spec (file order)")
+	format := fs.String("format", "md", "print `FORMAT` on stdout: "+strings.Join(results.Formats, ", "))
+	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result files that already exist")
@@ -114,6 +114,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	env, envWarnings := results.CaptureEnvironment(version())
 	pool := servers.NewPool(plan.Servers, "")
+	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
 	cfg.Env = pool
 	var prog *progress
 	if !*noProgress {
