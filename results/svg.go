@@ -120,8 +120,9 @@ func writeBarChart(w io.Writer, c chart) error {
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.X.Scale = plot.LogScale{}
-	// Whole decades, with room right of the longest bar for its figure.
-	p.X.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	// Whole decades, with the shortest bar at least about a third of a decade
+	// long so it can be seen, and room right of the longest for its figure.
+	p.X.Min = math.Pow(10, math.Floor(math.Log10(lo/3)))
 	p.X.Max = math.Pow(10, math.Ceil(math.Log10(hi*8)))
 	p.X.Tick.Marker = decadeTicks{format: c.Format}
 
@@ -145,7 +146,8 @@ func writeBarChart(w io.Writer, c chart) error {
 	rowHeight := vg.Length(barHeight*len(c.Series) + rowGap)
 	height := rowHeight*vg.Length(len(c.Rows)) + chartChrome
 	canvas := vgsvg.New(chartWidth, height)
-	p.Draw(draw.New(canvas))
+	// A margin keeps the longest row label and the last figure off the edge.
+	p.Draw(draw.Crop(draw.New(canvas), 6, -6, 4, -4))
 	if _, err := canvas.WriteTo(w); err != nil {
 		return fmt.Errorf("write svg: %w", err)
 	}
