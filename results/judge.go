@@ -80,6 +80,8 @@ func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur
 		return a
 	}
 
+	// A few non-finite resamples (a zero that only some runs report) are
+	// left out; more than 2.5% of them would move the interval's ends.
 	lo, hi, bad := bootstrap(e, refs, curMed, baseMed)
 	if bad > Resamples/40 {
 		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", bad, Resamples)
