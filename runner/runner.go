@@ -76,6 +76,10 @@ type Outcome struct {
 // (an op that fails, panics or hangs past its timeout) are recorded in its
 // results.Benchmark and the run goes on; cancelling ctx stops it, and what
 // finished is returned.
+//
+// A benchmark's timeout bounds the time spent in its own op calls
+// (prepare, warm-up, calibration and runs), so that interleaved instances
+// do not spend each other's.
 func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	r := &runner{ctx: ctx, cfg: cfg, env: cfg.Env, now: cfg.now, grace: cfg.Grace}
 	if r.now == nil {
