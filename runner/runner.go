@@ -228,9 +228,6 @@ func (r *runner) prepare(in *instance) error {
 	if in.b.Op == nil || in.b.Op.New == nil {
 		return fmt.Errorf("benchmark %s has no op", in.b.Name)
 	}
-	if in.b.Op.Iterations != nil {
-		in.n = in.b.Op.Iterations(in.b.Params)
-	}
 	op, err := call(r, in, func(context.Context) (ops.Op, error) {
 		op, err := in.b.Op.New(in.b.Params, r.env)
 		if err != nil {
