@@ -138,12 +138,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun: warning: %s\n", w)
 	}
 
-	if err := writeResult(r, stem, *sortBy, *force, stderr); err != nil {
-		fmt.Fprintf(stderr, "specrun run: %v\n", err)
-		return exitUsage
+	// The table goes to stdout even when the files cannot be written, so
+	// that the measurements are not lost with them.
+	writeErr := writeResult(r, stem, *sortBy, *force, stderr)
+	if writeErr != nil {
+		fmt.Fprintf(stderr, "specrun run: %v\n", writeErr)
 	}
 	if err := reporter.Report(stdout, r); err != nil {
 		fmt.Fprintf(stderr, "specrun run: %v\n", err)
+		return exitUsage
+	}
+	if writeErr != nil {
 		return exitUsage
 	}
 
