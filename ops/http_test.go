@@ -226,3 +226,22 @@ func TestHTTPCancel(t *testing.T) {
 		t.Error("cancelled phase: err = nil")
 	}
 }
+
+func TestExternalOpsInterleaveAndCountRequests(t *testing.T) {
+	for _, name := range []string{"exec", "http"} {
+		d, ok := Lookup(name)
+		if !ok {
+			t.Fatalf("no %s op", name)
+		}
+		if !d.Interleave {
+			t.Errorf("%s: Interleave = false, want matrix variants run round-robin", name)
+		}
+	}
+	d, _ := Lookup("http")
+	if got := d.Iterations(param.Values{"requests": int64(1000)}); got != 1000 {
+		t.Errorf("Iterations(requests=1000) = %d, want 1000: one run is one load phase", got)
+	}
+	if got := d.Iterations(param.Values{"requests": int64(1000), "duration": time.Second}); got != 1 {
+		t.Errorf("Iterations(duration=1s) = %d, want 1 (the phase reports its count)", got)
+	}
+}
