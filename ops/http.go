@@ -176,7 +176,18 @@ func resolveTarget(p param.Values, env Env) (string, int, error) {
 		name, path, _ = strings.Cut(strings.TrimPrefix(raw, ServerURLScheme), "/")
 		path = "/" + path
 	case raw != "":
-		return raw, 0, nil
+		l, ok := env.(ServerLookup)
+		if !ok {
+			return raw, 0, nil
+		}
+		if name, ok = l.ServerFor(raw); !ok {
+			return raw, 0, nil
+		}
+		s, err := env.Server(context.Background(), name)
+		if err != nil {
+			return "", 0, fmt.Errorf("http: start server %q: %w", name, err)
+		}
+		return raw, s.PID, nil
 	}
 	if env == nil {
 		return "", 0, fmt.Errorf("http: server %q: no servers in this run", name)

@@ -15,6 +15,15 @@ import (
 // http op resolves the name through Env.Server at run time.
 const ServerURLScheme = "specrun-server://"
 
+// ServerLookup is implemented by an Env that knows which server block a URL
+// belongs to. A spec may load a command server through its URL
+// (`url = "${server.app.url}/health"`, which is a plain http URL) rather
+// than `server = "app"`; the http op then still starts that server and
+// measures its CPU and RSS.
+type ServerLookup interface {
+	ServerFor(url string) (name string, ok bool)
+}
+
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times; it is 100
 // on every Linux architecture specrun builds for.
 const clockTicks = 100

@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,13 +173,13 @@ func (p *Process) readURL(ctx context.Context, r *os.File, log *os.File, timeout
 }
 
 // poll requests url until the server answers, exits, or timeout passes.
-func (p *Process) poll(ctx context.Context, url string, timeout time.Duration) error {
+func (p *Process) poll(ctx context.Context, target string, timeout time.Duration) error {
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(timeout)
 	wait := 10 * time.Millisecond
 	var last error
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		if err != nil {
 			return fmt.Errorf("poll ready URL: %w", err)
 		}
@@ -195,7 +197,7 @@ func (p *Process) poll(ctx context.Context, url string, timeout time.Duration) e
 		case <-time.After(wait):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, url, last)
+			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, target, last)
 		}
 		wait = min(wait*2, 200*time.Millisecond)
 	}
@@ -348,7 +350,10 @@ type Pool struct {
 	ownedDir bool // tempDir was made by the pool, and goes with it
 }
 
-var _ ops.Env = (*Pool)(nil)
+var (
+	_ ops.Env          = (*Pool)(nil)
+	_ ops.ServerLookup = (*Pool)(nil)
+)
 
 // NewPool returns a pool of the plan's servers, keeping their logs in
 // tempDir (the run's temp dir; "" makes a private one, removed by Close).
@@ -423,6 +428,30 @@ func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 	}
 	p.running[name] = pr
 	return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
+}
+
+// ServerFor returns the command server whose base URL (or ready URL) has
+// the scheme and host of rawURL: a benchmark that loads
+// "${server.app.url}/path" loads server app.
+func (p *Pool) ServerFor(rawURL string) (string, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", false
+	}
+	names := make([]string, 0, len(p.defs))
+	for name := range p.defs {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same answer every time if two servers share a host
+	for _, name := range names {
+		def := p.defs[name]
+		for _, s := range []string{def.URL, def.Ready} {
+			if v, err := url.Parse(s); err == nil && s != "" && v.Scheme == u.Scheme && v.Host == u.Host {
+				return name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Close stops every running server, all at once so that the slowest grace

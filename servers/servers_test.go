@@ -346,3 +346,32 @@ func TestStartIsCancelledWithThePool(t *testing.T) {
 		t.Errorf("processes %v left after a cancelled start", pids)
 	}
 }
+
+func TestURLOfACommandServerStartsIt(t *testing.T) {
+	s, _ := commandServer(t, "app", nil)
+	pool := NewPool([]*spec.Server{s, {Name: "b", Builtin: "static", URL: ops.ServerURLScheme + "b"}}, t.TempDir())
+	defer pool.Close()
+	if name, ok := pool.ServerFor(s.URL + "/some/path?x=1"); !ok || name != "app" {
+		t.Errorf("ServerFor(%s/some/path) = %q, %v; want app", s.URL, name, ok)
+	}
+	if name, ok := pool.ServerFor("http://127.0.0.1:1/"); ok {
+		t.Errorf("ServerFor(another host) = %q, want none", name)
+	}
+
+	def, _ := ops.Lookup("http")
+	op, err := def.New(param.Values{"url": s.URL + "/", "concurrency": int64(1), "keepalive": true, "timeout": 2 * time.Second}, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(io.Closer).Close()
+	sample, err := op.Run(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sample.Metrics["failed"] != 0 {
+		t.Errorf("failed = %v, want 0: the server was started for its URL", sample.Metrics["failed"])
+	}
+	if _, ok := sample.Metrics["server_max_rss_bytes"]; !ok {
+		t.Error("server_max_rss_bytes missing for a URL of a server block")
+	}
+}
