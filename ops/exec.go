@@ -18,7 +18,8 @@ func init() {
 	Register(&Def{
 		Name: "exec",
 		Doc: "One iteration is one run of a command, from fork to exit, with its output discarded " +
-			"(hyperfine's model); a `shell` command has the shell's own start-up subtracted.",
+			"(hyperfine's model); a `shell` command has the shell's own start-up subtracted. " +
+			"Each timed run is preceded by one untimed, traced execution that measures the peak RSS.",
 		Params: []param.Param{
 			{Name: "command", Type: param.Strings, Doc: "The program and its arguments, run without a shell; set this or shell."},
 			{Name: "shell", Type: param.String, Doc: "A command line run by /bin/sh -c; the start-up of `sh -c ''` is measured and subtracted."},
@@ -35,7 +36,7 @@ func init() {
 			{Name: "user_ns", Unit: "ns", Doc: "User CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "sys_ns", Unit: "ns", Doc: "System CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "cpu_ns", Unit: "ns", Doc: "User plus system CPU time of one run: the reliable CPU figure for short children."},
-			{Name: "max_rss_bytes", Unit: "bytes", Doc: "Peak resident set size of the command's own process (VmHWM at exit), the largest over the run's iterations."},
+			{Name: "max_rss_bytes", Unit: "bytes", Doc: "Peak resident set size of the command's own process (VmHWM at its exit), from the run's untimed, traced execution."},
 			{Name: "exit_code", Unit: "count", Doc: "Exit status of the last run that failed, else 0; 128+N for a signal N."},
 		},
 		Interleave: true,
@@ -152,7 +153,7 @@ func environ(extra map[string]string) []string {
 func meanUsage(s *spawnSpec, n int) (childUsage, error) {
 	var sum childUsage
 	for i := -1; i < n; i++ {
-		u, err := spawn(context.Background(), s)
+		u, err := spawn(context.Background(), s, false)
 		if err != nil {
 			return childUsage{}, err
 		}
@@ -169,45 +170,31 @@ func meanUsage(s *spawnSpec, n int) (childUsage, error) {
 	return childUsage{Wall: sum.Wall / d, User: sum.User / d, Sys: sum.Sys / d}, nil
 }
 
+// Run times n executions of the command. Before them, one more execution,
+// traced and untimed, measures the command's own peak RSS: tracing adds two
+// stops per child, which must not reach the timings (see spawn).
 func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
+	if n <= 0 {
+		return Sample{}, nil
+	}
+	probe, err := o.execute(ctx, true)
+	if err != nil {
+		return Sample{}, err
+	}
 	var wall, user, sys, cpu time.Duration
-	var maxRSS int64
-	exitCode := 0
+	exitCode := probe.ExitCode
 	for i := int64(0); i < n; i++ {
-		if err := ctx.Err(); err != nil {
+		u, err := o.execute(ctx, false)
+		if err != nil {
 			return Sample{}, err
 		}
-		if o.prepare != "" {
-			if err := o.runShell(ctx, "prepare", o.prepare); err != nil {
-				return Sample{}, err
-			}
-		}
-		if o.stdin != nil {
-			if _, err := o.stdin.Seek(0, io.SeekStart); err != nil {
-				return Sample{}, fmt.Errorf("exec: rewind stdin: %w", err)
-			}
-		}
-		u, err := spawn(ctx, &o.cmd)
-		if err != nil {
-			return Sample{}, fmt.Errorf("exec: start %s: %w", o.name, err)
-		}
 		if u.ExitCode != 0 {
-			if ctx.Err() != nil {
-				return Sample{}, ctx.Err()
-			}
-			if !o.ignoreFailure {
-				return Sample{}, fmt.Errorf("exec: %s exited with status %d (set ignore_failure = true to time it anyway)", o.name, u.ExitCode)
-			}
 			exitCode = u.ExitCode
 		}
 		wall += max(u.Wall-o.shellCost.Wall, 0)
 		user += max(u.User-o.shellCost.User, 0)
 		sys += max(u.Sys-o.shellCost.Sys, 0)
 		cpu += max(u.User+u.Sys-o.shellCost.User-o.shellCost.Sys, 0)
-		maxRSS = max(maxRSS, u.MaxRSS)
-	}
-	if n <= 0 {
-		return Sample{}, nil
 	}
 	per := func(d time.Duration) float64 { return float64(d) / float64(n) }
 	return Sample{
@@ -217,10 +204,41 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 			"user_ns":       per(user),
 			"sys_ns":        per(sys),
 			"cpu_ns":        per(cpu),
-			"max_rss_bytes": float64(maxRSS),
+			"max_rss_bytes": float64(probe.MaxRSS),
 			"exit_code":     float64(exitCode),
 		},
 	}, nil
+}
+
+// execute runs prepare, then the command once; a non-zero exit is an error
+// unless ignore_failure is set.
+func (o *execOp) execute(ctx context.Context, trace bool) (childUsage, error) {
+	if err := ctx.Err(); err != nil {
+		return childUsage{}, err
+	}
+	if o.prepare != "" {
+		if err := o.runShell(ctx, "prepare", o.prepare); err != nil {
+			return childUsage{}, err
+		}
+	}
+	if o.stdin != nil {
+		if _, err := o.stdin.Seek(0, io.SeekStart); err != nil {
+			return childUsage{}, fmt.Errorf("exec: rewind stdin: %w", err)
+		}
+	}
+	u, err := spawn(ctx, &o.cmd, trace)
+	if err != nil {
+		return childUsage{}, fmt.Errorf("exec: start %s: %w", o.name, err)
+	}
+	if u.ExitCode != 0 {
+		if ctx.Err() != nil {
+			return childUsage{}, ctx.Err()
+		}
+		if !o.ignoreFailure {
+			return childUsage{}, fmt.Errorf("exec: %s exited with status %d (set ignore_failure = true to time it anyway)", o.name, u.ExitCode)
+		}
+	}
+	return u, nil
 }
 
 // runShell runs a setup, prepare or cleanup command and fails with its

@@ -15,20 +15,24 @@ import (
 // not in package syscall).
 const ptraceExitKill = 0x100000
 
-// spawn runs one child to completion and reports its own usage.
+// spawn runs one child to completion and reports its usage; with trace,
+// also its own peak RSS.
 //
 // The peak RSS is read from /proc/PID/status (VmHWM) at the child's
 // PTRACE_EVENT_EXIT stop, while its address space still exists. rusage's
 // ru_maxrss cannot be used: Go starts children with CLONE_VM, so until exec
 // the child runs on specrun's address space, and exec carries that high-water
 // mark into the child's maxrss (a 1 MB /bin/true reads as specrun's 10+ MB).
-// Tracing costs two stops per child (after exec, at exit); bench/exec.sh
-// measures it against hyperfine. The peak is the command's own process: a
+// Tracing costs two stops per child (after exec, at exit), about 10% of
+// /bin/true's wall time on a busy 2-core VM (BenchmarkSpawnTrue), so timed
+// executions are not traced. The peak is the command's own process: a
 // process it forks is not traced (dash's `sh -c CMD` execs CMD in place).
-func spawn(ctx context.Context, s *spawnSpec) (childUsage, error) {
-	// ptrace requests must come from the thread that started the tracee.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
+	if trace {
+		// ptrace requests must come from the thread that started the tracee.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 
 	fds := make([]uintptr, len(s.files))
 	for i, f := range s.files {
@@ -38,7 +42,7 @@ func spawn(ctx context.Context, s *spawnSpec) (childUsage, error) {
 		Dir:   s.dir,
 		Env:   s.env,
 		Files: fds,
-		Sys:   &syscall.SysProcAttr{Ptrace: true},
+		Sys:   &syscall.SysProcAttr{Ptrace: trace},
 	}
 	start := time.Now()
 	pid, err := syscall.ForkExec(s.path, s.argv, attr)

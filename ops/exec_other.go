@@ -11,7 +11,7 @@ import (
 
 // spawn runs one child to completion. Without Linux's ptrace exit stop the
 // peak RSS is rusage's, which includes specrun's own address space.
-func spawn(ctx context.Context, s *spawnSpec) (childUsage, error) {
+func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
 	start := time.Now()
 	p, err := os.StartProcess(s.path, s.argv, &os.ProcAttr{Dir: s.dir, Env: s.env, Files: s.files})
 	if err != nil {
@@ -24,7 +24,7 @@ func spawn(ctx context.Context, s *spawnSpec) (childUsage, error) {
 		return childUsage{}, err
 	}
 	u := childUsage{Wall: time.Since(start), User: st.UserTime(), Sys: st.SystemTime(), ExitCode: st.ExitCode()}
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok && trace {
 		u.MaxRSS = int64(ru.Maxrss)
 	}
 	return u, nil
