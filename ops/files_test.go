@@ -40,7 +40,8 @@ func TestFileOpsInAGivenDirLeaveTheDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, atomic := range []bool{false, true} {
-		op, err := newOp("file.write", param.Values{"dir": dir, "atomic": atomic, "size": int64(100)}, nil)
+		// fsync along with atomic: both paths of each flag run once.
+		op, err := newOp("file.write", param.Values{"dir": dir, "atomic": atomic, "fsync": atomic, "size": int64(100)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
