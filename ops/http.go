@@ -78,11 +78,19 @@ var httpMetrics = []Metric{
 }
 
 // Histogram bounds: 1µs resolution up to an hour, 3 significant digits,
-// as wrk2 records; a few hundred KB per connection.
+// as wrk2 records. One histogram is about 190 KB, so connections share at
+// most histShards of them.
 const (
-	histMin = int64(time.Microsecond)
-	histMax = int64(time.Hour)
+	histMin    = int64(time.Microsecond)
+	histMax    = int64(time.Hour)
+	histShards = 64
 )
+
+// shard is a latency histogram that a few connections share.
+type shard struct {
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram
+}
 
 type httpOp struct {
 	client      *fasthttp.HostClient
@@ -218,9 +226,10 @@ func (c *countConn) Read(b []byte) (int, error) {
 }
 
 // worker is one connection's tally for a phase, merged when the phase ends
-// so that the hot path shares nothing but the request counter.
+// so that the hot path shares only the request counter and, beyond
+// histShards connections, a histogram.
 type worker struct {
-	hist      *hdrhistogram.Histogram
+	shard     *shard
 	done      int64
 	failed    int64
 	non2xx    int64
@@ -234,10 +243,10 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 		stop      atomic.Bool
 		wg        sync.WaitGroup
 		workers   = make([]*worker, o.concurrency)
+		shards    = make([]*shard, min(o.concurrency, histShards))
 		interval  time.Duration
 		deadline  time.Time
 		watch     *procWatch
-		rusage0   = selfCPU()
 		atomicRcv = atomic.LoadInt64(&o.received)
 	)
 	if o.rate > 0 {
@@ -249,12 +258,16 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 	stopOnCancel := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer stopOnCancel()
 
+	for i := range shards {
+		shards[i] = &shard{hist: hdrhistogram.New(histMin, histMax, 3)}
+	}
+	cpu0 := selfCPU()
 	start := time.Now()
 	if o.duration > 0 {
 		deadline = start.Add(o.duration)
 	}
 	for i := range workers {
-		w := &worker{hist: hdrhistogram.New(histMin, histMax, 3)}
+		w := &worker{shard: shards[i%len(shards)]}
 		workers[i] = w
 		wg.Add(1)
 		go func() {
@@ -282,7 +295,9 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 				err := o.client.Do(req, resp)
 				lat := time.Since(sent)
 				w.done++
-				w.hist.RecordValue(min(max(int64(lat), histMin), histMax))
+				w.shard.mu.Lock()
+				w.shard.hist.RecordValue(min(max(int64(lat), histMin), histMax))
+				w.shard.mu.Unlock()
 				if err != nil {
 					w.failed++
 					continue
@@ -300,12 +315,14 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	clientCPU := selfCPU() - rusage0
+	clientCPU := selfCPU() - cpu0
 
 	hist := hdrhistogram.New(histMin, histMax, 3)
+	for _, sh := range shards {
+		hist.Merge(sh.hist)
+	}
 	var total worker
 	for _, w := range workers {
-		hist.Merge(w.hist)
 		total.done += w.done
 		total.failed += w.failed
 		total.non2xx += w.non2xx
