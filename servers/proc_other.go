@@ -3,6 +3,7 @@
 package servers
 
 import (
+	"os/exec"
 	"syscall"
 	"time"
 )
@@ -16,3 +17,6 @@ func threadCPU() (now func() time.Duration, done func()) {
 // groupAttr starts a server in its own process group, so that stopping it
 // reaches whatever it forks.
 func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// startProcess starts cmd.
+func startProcess(cmd *exec.Cmd) error { return cmd.Start() }

@@ -109,7 +109,7 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 		defer w.Close()
 		urlLine, p.cmd.Stdout = r, w
 	}
-	if err := p.cmd.Start(); err != nil {
+	if err := startProcess(p.cmd); err != nil {
 		if urlLine != nil {
 			urlLine.Close()
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -373,5 +374,29 @@ func TestURLOfACommandServerStartsIt(t *testing.T) {
 	}
 	if _, ok := sample.Metrics["server_max_rss_bytes"]; !ok {
 		t.Error("server_max_rss_bytes missing for a URL of a server block")
+	}
+}
+
+func TestServerOutlivesEndedThreads(t *testing.T) {
+	s, _ := commandServer(t, "app", nil)
+	pool := NewPool([]*spec.Server{s}, t.TempDir())
+	defer pool.Close()
+	srv, err := pool.Server(context.Background(), "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Goroutines that exit locked end their threads, as the thread-creation
+	// op does; the server's death signal must not follow any of them.
+	for i := 0; i < 50; i++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runtime.LockOSThread()
+		}()
+		<-done
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := get(t, srv.URL+"/"); got != "ok" {
+		t.Errorf("server answered %q after threads ended", got)
 	}
 }
