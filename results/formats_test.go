@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -251,5 +253,56 @@ func TestGoBenchName(t *testing.T) {
 		if got := goBenchUnit(in); got != want {
 			t.Errorf("goBenchUnit(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// FuzzReport renders every decodable result in every format, and compares
+// it with itself: odd but valid results (no runs, zero or huge figures,
+// empty labels) must give output or an error, never a panic.
+func FuzzReport(f *testing.F) {
+	for _, name := range []string{"testdata/result-tiger.json", "testdata/result-leopard.json"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"schema":"specrun.results/v1","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":0}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Decode(data)
+		if err != nil {
+			return
+		}
+		for _, name := range Formats {
+			rep, _ := Format(name)
+			rep.Report(io.Discard, r)
+			rep.Report(io.Discard, ByTime(r))
+		}
+		c, err := Compare([]*Result{r, r}, CompareOptions{})
+		if err != nil {
+			return
+		}
+		c.WriteMarkdown(io.Discard)
+		c.WriteCSV(io.Discard)
+		c.WriteJSON(io.Discard)
+		c.WriteSVG(io.Discard)
+	})
+}
+
+// Figures at the ends of float64's range still give a finite chart.
+func TestSVGExtremeFigures(t *testing.T) {
+	r := synthetic(map[string][]float64{"denormal": {5e-324}, "small": {1e-300}, "large": {1e299}, "huge": {1e308}})
+	for i := range r.Benchmarks {
+		r.Benchmarks[i].NsPerOp.Median = r.Benchmarks[i].Runs[0].NsPerOp
+	}
+	done := make(chan []byte)
+	go func() { done <- render(t, SVG{}, ByTime(r)) }()
+	select {
+	case out := <-done:
+		if bars := svgBars(t, out); bars["fill:#0072b2"] != 2 {
+			t.Errorf("bars = %v, want 2 (outside 1e-300..1e300 cannot be drawn)", bars)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("rendering extreme figures did not finish")
 	}
 }

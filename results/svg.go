@@ -122,8 +122,9 @@ func writeBarChart(w io.Writer, c chart) error {
 	p.X.Scale = plot.LogScale{}
 	// Whole decades, with the shortest bar at least about a third of a decade
 	// long so it can be seen, and room right of the longest for its figure.
-	p.X.Min = math.Pow(10, math.Floor(math.Log10(lo/3)))
-	p.X.Max = math.Pow(10, math.Ceil(math.Log10(hi*8)))
+	loE := math.Max(math.Floor(math.Log10(lo/3)), -maxDecade)
+	hiE := math.Min(math.Ceil(math.Log10(hi*8)), maxDecade)
+	p.X.Min, p.X.Max = math.Pow(10, loE), math.Pow(10, hiE)
 	p.X.Tick.Marker = decadeTicks{format: c.Format}
 
 	// Row 0 is drawn at the top, as in the table.
@@ -154,8 +155,12 @@ func writeBarChart(w io.Writer, c chart) error {
 	return nil
 }
 
-// drawable reports whether v can be a bar on a log scale.
-func drawable(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+// maxDecade bounds the axis to 1e-300..1e300, where powers of ten and
+// their logarithms are still exact enough to place ticks.
+const maxDecade = 300
+
+// drawable reports whether v can be a bar on the log scale.
+func drawable(v float64) bool { return v >= 1e-300 && v <= 1e300 }
 
 // hbars draws the bars: each from the left edge of the axis to its value,
 // the bars of a row stacked in series order, each labelled with its figure.
@@ -200,13 +205,24 @@ type decadeTicks struct{ format func(float64) string }
 
 // Ticks implements plot.Ticker.
 func (t decadeTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || math.IsInf(max, 0) || min > max {
+		return nil
+	}
+	first, last := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	// Over a dozen decades, label every few so the labels do not collide
+	// and leave out the minor ticks.
+	step := math.Max(1, math.Ceil((last-first)/12))
 	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+	for e := first; e <= last; e++ {
 		d := math.Pow(10, e)
 		if d >= min && d <= max {
-			ticks = append(ticks, plot.Tick{Value: d, Label: t.format(d)})
+			tick := plot.Tick{Value: d}
+			if math.Mod(e-first, step) == 0 {
+				tick.Label = t.format(d)
+			}
+			ticks = append(ticks, tick)
 		}
-		for m := 2.0; m < 10; m++ {
+		for m := 2.0; m < 10 && step == 1; m++ {
 			if v := m * d; v >= min && v <= max {
 				ticks = append(ticks, plot.Tick{Value: v})
 			}
