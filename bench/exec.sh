@@ -8,11 +8,12 @@
 # Targets (issue 6): specrun's mean within 10% of hyperfine's, with a lower
 # or equal standard deviation.
 #
-# Usage: bench/exec.sh [RUNS] [ROUNDS]   (default 1000 and 3)
+# Usage: bench/exec.sh [RUNS] [ROUNDS]   (default 200 and 8: short rounds, so
+# that the drift of a shared machine hits both tools alike)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-1000}
-rounds=${2:-3}
+runs=${1:-200}
+rounds=${2:-8}
 out=bench/out/exec
 mkdir -p "$out"
 
