@@ -41,7 +41,8 @@ func init() {
 		Name: "alloc",
 		Doc: "One iteration allocates a zeroed []byte of size bytes on the heap (it escapes to a " +
 			"package variable) and drops the previous one; the garbage collector's share of the cost " +
-			"falls inside the timed runs and is reported.",
+			"falls inside the timed runs and is reported. Large sizes also pay for page faults when " +
+			"the heap takes fresh memory from the OS, so their first run is slow: warm up.",
 		Classic: "16 byte malloc/free; 16MB malloc/free",
 		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
 		Metrics: gcMetrics,
