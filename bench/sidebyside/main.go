@@ -245,6 +245,13 @@ func median(s sample) float64 {
 	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
+func minimum(s sample) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	return slices.Min(s)
+}
+
 // cv is the coefficient of variation of s, in percent.
 func cv(s sample) float64 {
 	if len(s) < 2 {
@@ -264,7 +271,7 @@ func cv(s sample) float64 {
 
 func printTable(w io.Writer, rows []row, cfg config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "op\tspecrun ns/op\tgo test ns/op\tratio\tbound\tspecrun CV%%\tgo test CV%%\tcheck\t\n")
+	fmt.Fprintf(tw, "op\tspecrun ns/op\tgo test ns/op\tratio\tbound\tspecrun CV%%\tgo test CV%%\tcheck\tmin ratio\t\n")
 	failed := 0
 	for _, r := range rows {
 		lo, hi := 0.9, 1.1
@@ -287,13 +294,16 @@ func printTable(w io.Writer, rows []row, cfg config) error {
 		if verdict != "ok" {
 			failed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f-%.2f\t%.1f\t%.1f\t%s\t\n",
-			r.c.Name, ns(a), ns(b), fmtRatio(ratio), lo, hi, cv(r.specrun), cv(r.gotest), verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f-%.2f\t%.1f\t%.1f\t%s\t%s\t\n",
+			r.c.Name, ns(a), ns(b), fmtRatio(ratio), lo, hi, cv(r.specrun), cv(r.gotest), verdict,
+			fmtRatio(minimum(r.specrun)/minimum(r.gotest)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print table: %w", err)
 	}
-	fmt.Fprintf(w, "\nmin_time/benchtime %s, repeat/count %d, rounds %d; medians over all runs of each side.\n",
+	fmt.Fprintf(w, "\nmin_time/benchtime %s, repeat/count %d, rounds %d; medians over all runs of each side.\n"+
+		"min ratio compares the fastest runs: noise only ever adds time, so when it is near 1 and the\n"+
+		"median ratio is not, the machine was busy, not the harness different.\n",
 		cfg.minTime, cfg.repeat, cfg.rounds)
 	for _, r := range rows {
 		if r.specErr != nil {
