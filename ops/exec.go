@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"sort"
@@ -33,6 +34,7 @@ func init() {
 		},
 		Metrics: []Metric{
 			{Name: "wall_ns", Unit: "ns", Doc: "Wall time of one run (the shell's start-up subtracted)."},
+			{Name: "wall_stddev_ns", Unit: "ns", Doc: "Standard deviation of the wall time of the run's executions (hyperfine's σ); 0 for one."},
 			{Name: "user_ns", Unit: "ns", Doc: "User CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "sys_ns", Unit: "ns", Doc: "System CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "cpu_ns", Unit: "ns", Doc: "User plus system CPU time of one run: the reliable CPU figure for short children."},
@@ -182,6 +184,7 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 		return Sample{}, err
 	}
 	var wall, user, sys, cpu time.Duration
+	var mean, m2 float64 // Welford's running mean and squared deviations of each execution's wall time
 	exitCode := probe.ExitCode
 	for i := int64(0); i < n; i++ {
 		u, err := o.execute(ctx, false)
@@ -191,21 +194,30 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 		if u.ExitCode != 0 {
 			exitCode = u.ExitCode
 		}
-		wall += max(u.Wall-o.shellCost.Wall, 0)
+		w := max(u.Wall-o.shellCost.Wall, 0)
+		wall += w
+		d := float64(w) - mean
+		mean += d / float64(i+1)
+		m2 += d * (float64(w) - mean)
 		user += max(u.User-o.shellCost.User, 0)
 		sys += max(u.Sys-o.shellCost.Sys, 0)
 		cpu += max(u.User+u.Sys-o.shellCost.User-o.shellCost.Sys, 0)
 	}
 	per := func(d time.Duration) float64 { return float64(d) / float64(n) }
+	var stddev float64
+	if n > 1 {
+		stddev = math.Sqrt(m2 / float64(n-1))
+	}
 	return Sample{
 		Elapsed: wall,
 		Metrics: map[string]float64{
-			"wall_ns":       per(wall),
-			"user_ns":       per(user),
-			"sys_ns":        per(sys),
-			"cpu_ns":        per(cpu),
-			"max_rss_bytes": float64(probe.MaxRSS),
-			"exit_code":     float64(exitCode),
+			"wall_ns":        per(wall),
+			"wall_stddev_ns": stddev,
+			"user_ns":        per(user),
+			"sys_ns":         per(sys),
+			"cpu_ns":         per(cpu),
+			"max_rss_bytes":  float64(probe.MaxRSS),
+			"exit_code":      float64(exitCode),
 		},
 	}, nil
 }

@@ -91,6 +91,9 @@ func TestExecMetrics(t *testing.T) {
 	if s.Metrics["exit_code"] != 0 {
 		t.Errorf("exit_code = %v, want 0", s.Metrics["exit_code"])
 	}
+	if sd := s.Metrics["wall_stddev_ns"]; sd <= 0 || sd > float64(s.Elapsed) {
+		t.Errorf("wall_stddev_ns = %v, want in (0, %v]", sd, s.Elapsed)
+	}
 }
 
 func TestExecFailures(t *testing.T) {
