@@ -52,7 +52,13 @@ func init() {
 			return p.Int("requests")
 		},
 		Interleave: true,
-		New:        newHTTP,
+		Servers: func(p param.Values, env Env) []string {
+			if name := httpServer(p, env); name != "" {
+				return []string{name}
+			}
+			return nil
+		},
+		New: newHTTP,
 	})
 }
 
@@ -169,33 +175,40 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	return o, nil
 }
 
+// httpServer is the server block an http instance loads, or "" for a URL
+// that belongs to none.
+func httpServer(p param.Values, env Env) string {
+	raw, name := p.String("url"), p.String("server")
+	switch {
+	case name != "":
+		return name
+	case strings.HasPrefix(raw, ServerURLScheme):
+		// server.NAME.url of a builtin server, with anything after it as the path.
+		name, _, _ = strings.Cut(strings.TrimPrefix(raw, ServerURLScheme), "/")
+		return name
+	case raw != "":
+		if l, ok := env.(ServerLookup); ok {
+			if name, ok := l.ServerFor(raw); ok {
+				return name
+			}
+		}
+	}
+	return name
+}
+
 // resolveTarget returns the URL to load and, for a server block, the
 // server's process id.
 func resolveTarget(p param.Values, env Env) (string, int, error) {
-	raw, name := p.String("url"), p.String("server")
-	path := p.String("path")
+	raw, path := p.String("url"), p.String("path")
 	switch {
-	case raw != "" && name != "":
+	case raw != "" && p.String("server") != "":
 		return "", 0, errors.New("http: set url or server, not both")
-	case raw == "" && name == "":
+	case raw == "" && p.String("server") == "":
 		return "", 0, errors.New("http: set url or server")
-	case strings.HasPrefix(raw, ServerURLScheme):
-		// server.NAME.url of a builtin server, with anything after it as the path.
-		name, path, _ = strings.Cut(strings.TrimPrefix(raw, ServerURLScheme), "/")
-		path = "/" + path
-	case raw != "":
-		l, ok := env.(ServerLookup)
-		if !ok {
-			return raw, 0, nil
-		}
-		if name, ok = l.ServerFor(raw); !ok {
-			return raw, 0, nil
-		}
-		s, err := env.Server(context.Background(), name)
-		if err != nil {
-			return "", 0, fmt.Errorf("http: start server %q: %w", name, err)
-		}
-		return raw, s.PID, nil
+	}
+	name := httpServer(p, env)
+	if name == "" {
+		return raw, 0, nil
 	}
 	if env == nil {
 		return "", 0, fmt.Errorf("http: server %q: no servers in this run", name)
@@ -203,6 +216,13 @@ func resolveTarget(p param.Values, env Env) (string, int, error) {
 	s, err := env.Server(context.Background(), name)
 	if err != nil {
 		return "", 0, fmt.Errorf("http: start server %q: %w", name, err)
+	}
+	if raw != "" && !strings.HasPrefix(raw, ServerURLScheme) {
+		return raw, s.PID, nil // a command server's own URL
+	}
+	if raw != "" {
+		_, rest, _ := strings.Cut(strings.TrimPrefix(raw, ServerURLScheme), "/")
+		path = "/" + rest
 	}
 	if path == "" {
 		path = "/"

@@ -245,3 +245,30 @@ func TestExternalOpsInterleaveAndCountRequests(t *testing.T) {
 		t.Errorf("Iterations(duration=1s) = %d, want 1 (the phase reports its count)", got)
 	}
 }
+
+// lookupEnv also maps command servers' URLs to their names.
+type lookupEnv struct{ fakeEnv }
+
+func (lookupEnv) ServerFor(url string) (string, bool) {
+	return "app", strings.HasPrefix(url, "http://127.0.0.1:8081")
+}
+
+// TestHTTPNamesTheServerItLoads: the harness learns which server block an
+// instance loads, however the spec names it, to stop it after its last use.
+func TestHTTPNamesTheServerItLoads(t *testing.T) {
+	def, _ := Lookup("http")
+	env := lookupEnv{}
+	for _, c := range []struct {
+		p    param.Values
+		want []string
+	}{
+		{param.Values{"server": "a", "path": "/x"}, []string{"a"}},
+		{param.Values{"url": ServerURLScheme + "b/page"}, []string{"b"}},
+		{param.Values{"url": "http://127.0.0.1:8081/health"}, []string{"app"}},
+		{param.Values{"url": "http://127.0.0.1:9999/"}, nil},
+	} {
+		if got := def.Servers(c.p, env); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("Servers(%v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+}

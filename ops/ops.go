@@ -49,6 +49,11 @@ type Env interface {
 	Server(ctx context.Context, name string) (Server, error)
 }
 
+// ServerStopper is an Env that can stop one server before the run ends.
+type ServerStopper interface {
+	StopServer(name string) error
+}
+
 // Server is a started server block.
 type Server struct {
 	Name string
@@ -70,6 +75,9 @@ type Def struct {
 	// Interleave is the default for a matrix of this op: run the instances
 	// round-robin, one run each, so drift hits every variant alike.
 	Interleave bool
+	// Servers, when set, names the server blocks an instance loads, so the
+	// harness can stop each server after the last instance that uses it.
+	Servers func(p param.Values, env Env) []string
 	// New prepares an instance. It is never timed.
 	New func(p param.Values, env Env) (Op, error)
 }

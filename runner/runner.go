@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"sort"
 	"time"
 
 	"github.com/specrun/specrun/ops"
@@ -107,7 +108,9 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	}
 
 	index := 0
-	for _, group := range interleaved(selected) {
+	groups := interleaved(selected)
+	stops := serverStops(groups, r.env)
+	for gi, group := range groups {
 		if ctx.Err() != nil {
 			break
 		}
@@ -117,6 +120,7 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 			insts[i] = r.newInstance(b, index, len(selected))
 		}
 		r.runGroup(insts)
+		r.stopServers(stops[gi])
 	}
 	r.out.Interrupted = ctx.Err() != nil
 	return r.out
@@ -165,6 +169,44 @@ func (r *runner) newInstance(b *spec.Benchmark, index, total int) *instance {
 		in.res.Op = b.Op.Name
 	}
 	return in
+}
+
+// serverStops maps the index of each group to the servers that no later
+// group loads, so that a server stops after its last benchmark rather than
+// idling (and costing CPU) through the rest of the suite.
+func serverStops(groups [][]*spec.Benchmark, env ops.Env) map[int][]string {
+	last := map[string]int{}
+	for gi, group := range groups {
+		for _, b := range group {
+			if b.Op != nil && b.Op.Servers != nil {
+				for _, name := range b.Op.Servers(b.Params, env) {
+					last[name] = gi
+				}
+			}
+		}
+	}
+	stops := map[int][]string{}
+	for name, gi := range last {
+		stops[gi] = append(stops[gi], name)
+	}
+	for _, names := range stops {
+		sort.Strings(names)
+	}
+	return stops
+}
+
+// stopServers stops servers whose last benchmark has run; the Env stops
+// whatever is left when the run ends.
+func (r *runner) stopServers(names []string) {
+	st, ok := r.env.(ops.ServerStopper)
+	if !ok {
+		return
+	}
+	for _, name := range names {
+		if err := st.StopServer(name); err != nil {
+			r.out.Warnings = append(r.out.Warnings, err.Error())
+		}
+	}
 }
 
 // runGroup runs instances that share a block round-robin: all are prepared

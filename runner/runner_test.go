@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -454,4 +455,54 @@ func TestLatePreparedOpIsClosed(t *testing.T) {
 		}
 	}
 	t.Error("an op prepared after its timeout was never closed")
+}
+
+// stopEnv records which servers the runner stops, and when.
+type stopEnv struct {
+	rec     *recorder
+	stopped []string
+}
+
+func (e *stopEnv) TempDir() string { return os.TempDir() }
+func (e *stopEnv) Server(context.Context, string) (ops.Server, error) {
+	return ops.Server{}, nil
+}
+func (e *stopEnv) StopServer(name string) error {
+	e.rec.mu.Lock()
+	defer e.rec.mu.Unlock()
+	e.stopped = append(e.stopped, fmt.Sprintf("%s after %d runs", name, len(e.rec.calls)))
+	return nil
+}
+
+// TestServersStopAfterTheirLastBenchmark: each server stops as soon as no
+// benchmark left in the run loads it.
+func TestServersStopAfterTheirLastBenchmark(t *testing.T) {
+	rec := &recorder{}
+	uses := func(b *spec.Benchmark, names ...string) *spec.Benchmark {
+		b.Op.Servers = func(param.Values, ops.Env) []string { return names }
+		return b
+	}
+	env := &stopEnv{rec: rec}
+	Run(context.Background(), plan(
+		uses(bench("a", 1, &testOp{rec: rec}), "s1"),
+		uses(bench("b", 1, &testOp{rec: rec}), "s1", "s2"),
+		uses(bench("c", 1, &testOp{rec: rec}), "s2"),
+		bench("d", 1, &testOp{rec: rec}),
+	), Config{Env: env})
+	runs := func(bench string) int { // calls up to and including bench's last
+		last := 0
+		for i, c := range rec.calls {
+			if strings.HasPrefix(c, bench+":") {
+				last = i + 1
+			}
+		}
+		return last
+	}
+	want := []string{
+		fmt.Sprintf("s1 after %d runs", runs("b")),
+		fmt.Sprintf("s2 after %d runs", runs("c")),
+	}
+	if diff := cmp.Diff(want, env.stopped); diff != "" {
+		t.Errorf("server stops (-want +got):\n%s", diff)
+	}
 }

@@ -345,14 +345,16 @@ type Pool struct {
 
 	mu       sync.Mutex
 	running  map[string]*Process
+	started  []*Process // every server this pool started, for Kill
 	failed   map[string]error
 	closed   bool
 	ownedDir bool // tempDir was made by the pool, and goes with it
 }
 
 var (
-	_ ops.Env          = (*Pool)(nil)
-	_ ops.ServerLookup = (*Pool)(nil)
+	_ ops.Env           = (*Pool)(nil)
+	_ ops.ServerLookup  = (*Pool)(nil)
+	_ ops.ServerStopper = (*Pool)(nil)
 )
 
 // NewPool returns a pool of the plan's servers, keeping their logs in
@@ -427,7 +429,35 @@ func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 		return ops.Server{}, err
 	}
 	p.running[name] = pr
+	p.started = append(p.started, pr)
 	return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
+}
+
+// StopServer stops one server once no benchmark left in the run loads it.
+func (p *Pool) StopServer(name string) error {
+	p.mu.Lock()
+	pr, ok := p.running[name]
+	delete(p.running, name)
+	p.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return pr.Stop()
+}
+
+// Kill sends KILL to every server's process group at once, without a grace
+// period or a wait, and removes a temp dir the pool made: the way out when
+// specrun must exit now (a second Ctrl-C), even while Close is waiting.
+func (p *Pool) Kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, pr := range p.started {
+		syscall.Kill(-pr.PID, syscall.SIGKILL)
+	}
+	if p.ownedDir {
+		os.RemoveAll(p.tempDir)
+	}
 }
 
 // ServerFor returns the command server whose base URL (or ready URL) has

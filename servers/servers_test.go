@@ -400,3 +400,60 @@ func TestServerOutlivesEndedThreads(t *testing.T) {
 		t.Errorf("server answered %q after threads ended", got)
 	}
 }
+
+// TestKillDoesNotWaitForGrace is the second Ctrl-C: a server that ignores
+// TERM, with a long grace, is killed at once, its group and all.
+func TestKillDoesNotWaitForGrace(t *testing.T) {
+	s, mark := commandServer(t, "stubborn", map[string]string{"IGNORE_TERM": "1", "FORK": "1"})
+	s.Grace = time.Minute
+	pool := NewPool([]*spec.Server{s}, "")
+	if _, err := pool.Server(context.Background(), "stubborn"); err != nil {
+		t.Fatal(err)
+	}
+	dir := pool.TempDir()
+	closed := make(chan error, 1)
+	go func() { closed <- pool.Close() }() // waits out the grace...
+	time.Sleep(100 * time.Millisecond)
+	pool.Kill() // ...unless killed
+	deadline := time.Now().Add(5 * time.Second)
+	for len(alive(mark)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v outlive Kill", pids)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the pool's temp dir %s survives Kill (%v)", dir, err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Error("Close still waits for the grace period after Kill")
+	}
+}
+
+// TestStopServerStopsOnlyThatServer: a server whose last benchmark ran
+// stops, the others keep serving.
+func TestStopServerStopsOnlyThatServer(t *testing.T) {
+	a, markA := commandServer(t, "a", nil)
+	b, markB := commandServer(t, "b", nil)
+	pool := NewPool([]*spec.Server{a, b}, t.TempDir())
+	defer pool.Close()
+	for _, name := range []string{"a", "b"} {
+		if _, err := pool.Server(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pool.StopServer("a"); err != nil {
+		t.Fatal(err)
+	}
+	if pids := alive(markA); len(pids) > 0 {
+		t.Errorf("server a (%v) runs on after StopServer", pids)
+	}
+	if len(alive(markB)) == 0 {
+		t.Error("server b stopped with a")
+	}
+	if err := pool.StopServer("never-started"); err != nil {
+		t.Errorf("StopServer of a server that is not running: %v", err)
+	}
+}

@@ -109,13 +109,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	signals := watchSignals(cancel, stderr)
+	pool := servers.NewPool(plan.Servers, "")
+	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
+	defer pool.Close() // on a panic too; a second Close does nothing
+	cfg.Env = pool
+	signals := watchSignals(cancel, pool.Kill, stderr)
 	defer signals.stop()
 
 	env, envWarnings := results.CaptureEnvironment(version())
-	pool := servers.NewPool(plan.Servers, "")
-	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
-	cfg.Env = pool
 	var prog *progress
 	if !*noProgress {
 		prog = newProgress(stderr)
@@ -250,15 +251,15 @@ func fileSafe(s string) string {
 }
 
 // signalWatch turns the first SIGINT or SIGTERM into a cancellation of the
-// run, so that what finished is written; a second one exits at once, which
-// the atomic writes make safe.
+// run, so that what finished is written; a second one kills what the run
+// started (quit) and exits at once, which the atomic writes make safe.
 type signalWatch struct {
 	ch    chan os.Signal
 	first chan os.Signal // holds the first signal once it came
 	done  chan struct{}
 }
 
-func watchSignals(cancel context.CancelFunc, stderr io.Writer) *signalWatch {
+func watchSignals(cancel context.CancelFunc, quit func(), stderr io.Writer) *signalWatch {
 	w := &signalWatch{ch: make(chan os.Signal, 2), first: make(chan os.Signal, 1), done: make(chan struct{})}
 	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -273,6 +274,7 @@ func watchSignals(cancel context.CancelFunc, stderr io.Writer) *signalWatch {
 		select {
 		case sig := <-w.ch:
 			fmt.Fprintf(stderr, "specrun: %v again: quitting\n", sig)
+			quit()
 			if sig == syscall.SIGTERM {
 				os.Exit(exitSIGTERM)
 			}
