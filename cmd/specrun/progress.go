@@ -14,8 +14,9 @@ import (
 )
 
 // progress is a one-line status on a terminal: benchmark k of n, its name,
-// run r of R, time elapsed and an estimate of what is left. It redraws
-// itself a few times a second so that the clock moves during long runs.
+// run r of R, time elapsed and an estimate of what is left. It redraws only
+// when the runner reports, between timed runs: a redraw on a timer would
+// wake a goroutine and allocate inside the runs it reports on.
 //
 // It is a hand-written line rather than a progress bar library: the unit of
 // work (k of n benchmarks, r of R runs, with calibration of unknown length
@@ -29,7 +30,6 @@ type progress struct {
 	name      string
 	k, n      int
 	run, runs int
-	stop      chan struct{}
 	stopped   bool
 	lastWidth int
 }
@@ -43,24 +43,7 @@ func newProgress(stderr io.Writer) *progress {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	p := &progress{w: stderr, start: time.Now(), stop: make(chan struct{})}
-	go p.tick()
-	return p
-}
-
-func (p *progress) tick() {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			p.mu.Lock()
-			p.draw()
-			p.mu.Unlock()
-		case <-p.stop:
-			return
-		}
-	}
+	return &progress{w: stderr, start: time.Now()}
 }
 
 // BenchmarkStart implements runner.Observer.
@@ -120,7 +103,6 @@ func (p *progress) finish() {
 		return
 	}
 	p.stopped = true
-	close(p.stop)
 	fmt.Fprintf(p.w, "\r%*s\r", p.lastWidth, "")
 }
 

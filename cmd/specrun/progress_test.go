@@ -11,7 +11,7 @@ import (
 
 func TestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
-	p := &progress{w: &buf, start: time.Now().Add(-90 * time.Second), stop: make(chan struct{})}
+	p := &progress{w: &buf, start: time.Now().Add(-90 * time.Second)}
 	b := &spec.Benchmark{Name: "memcpy/size=16B"}
 
 	p.BenchmarkStart(b, 2, 4)
