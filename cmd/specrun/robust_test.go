@@ -541,3 +541,103 @@ benchmark "after" {
 		}
 	}
 }
+
+// TestRunWithServerLeavesNoDescriptors runs, in this process, a suite of
+// file, spawn, exec and http ops against a server, and checks that every
+// file descriptor is given back and no child is left. (TestRunLeavesNoFiles
+// covers the ops without a server.) The server is `specrun serve` as a
+// command: a builtin server would run this test binary.
+func TestRunWithServerLeavesNoDescriptors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd")
+	}
+	if _, err := exec.LookPath("specrun"); err != nil {
+		t.Skipf("no specrun in $PATH (testscript.Main puts one there): %v", err)
+	}
+	port := freePort(t)
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	specPath := filepath.Join(dir, "all.hcl")
+	src := fmt.Sprintf(`
+suite "all" {
+  repeat = 2
+  warmup = "0s"
+}
+
+server "site" {
+  command = ["specrun", "serve", "--addr", "127.0.0.1:%[1]d"]
+  url     = "http://127.0.0.1:%[1]d"
+  ready   = "http://127.0.0.1:%[1]d/"
+}
+
+benchmark "load" {
+  op          = "http"
+  server      = "site"
+  requests    = 200
+  concurrency = 4
+}
+
+benchmark "fresh_connections" {
+  op          = "http"
+  server      = "site"
+  requests    = 50
+  concurrency = 2
+  keepalive   = false
+}
+
+benchmark "write" {
+  op         = "file.write"
+  atomic     = true
+  iterations = 10
+}
+
+benchmark "read" {
+  op         = "file.read"
+  iterations = 10
+}
+
+benchmark "spawn" {
+  op         = "process.spawn"
+  iterations = 3
+}
+
+benchmark "exec" {
+  op         = "exec"
+  command    = ["true"]
+  stdin      = %[2]q
+  setup      = "true"
+  iterations = 3
+}
+`, port, specPath)
+	if err := os.WriteFile(specPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	kids := len(descendants(os.Getpid()))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-progress", "--out", filepath.Join(dir, "out"), specPath}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit code %d, want 0\nstderr:\n%s\nstdout:\n%s", code, stderr.String(), stdout.String())
+	}
+	// Idle HTTP connections are closed by goroutines that may need a moment.
+	after := openFDs(t)
+	for deadline := time.Now().Add(3 * time.Second); after > before && time.Now().Before(deadline); after = openFDs(t) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after > before {
+		t.Errorf("%d file descriptors open after the run, %d before", after, before)
+	}
+	if n := len(descendants(os.Getpid())); n > kids {
+		t.Errorf("%d child processes after the run, %d before: %v", n, kids, descendants(os.Getpid()))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in the temp dir: %v", left)
+	}
+}
