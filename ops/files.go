@@ -109,6 +109,26 @@ func (d *fileDir) writeFile(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
+// claimTemp makes path, an atomic write's temporary, the op's own: a stale
+// regular file of that name is removed, and anything else there (a
+// symlink that could lead out of dir) is refused and left alone.
+func (d *fileDir) claimTemp(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file", path)
+	default:
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("remove a stale temporary: %w", err)
+		}
+	}
+	d.created = append(d.created, path)
+	return nil
+}
+
 func filled(size int64) []byte {
 	b := make([]byte, size)
 	for i := range b {
@@ -189,9 +209,14 @@ func newFileWrite(p param.Values, env Env) (Op, error) {
 		fsync:   p.Bool("fsync"),
 		data:    filled(size),
 	}
+	if w.atomic {
+		if err := d.claimTemp(w.tmp); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("file.write: %w", err)
+		}
+	}
 	// One write now finds an unwritable dir before any run, and gives the
 	// non-atomic iterations an existing file to truncate, as later ones see.
-	d.created = append(d.created, w.tmp)
 	if err := d.writeFile(path, w.data); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("file.write: %w", err)
@@ -213,11 +238,13 @@ func (w *fileWrite) Run(ctx context.Context, n int64) (Sample, error) {
 }
 
 func (w *fileWrite) once() error {
-	target := w.path
+	target, flags := w.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC
 	if w.atomic {
-		target = w.tmp
+		// The last iteration renamed the temporary away, so it is created
+		// afresh; O_EXCL also refuses a symlink planted in its place.
+		target, flags = w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL
 	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(target, flags, 0o644)
 	if err != nil {
 		return err
 	}

@@ -130,3 +130,34 @@ func TestFileReadReadsTheFile(t *testing.T) {
 		t.Error("the buffer does not hold the file's contents")
 	}
 }
+
+func TestAtomicWriteRefusesAPlantedTemp(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, ".specrun-file.dat.tmp")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newOp("file.write", param.Values{"dir": dir, "atomic": true}, nil); err == nil ||
+		!strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("err = %v, want a refusal of the symlinked temporary", err)
+	}
+	if got, _ := os.ReadFile(outside); string(got) != "precious" {
+		t.Errorf("the file outside dir now holds %q", got)
+	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Errorf("the symlink was removed: %v", err)
+	}
+	// A stale regular temporary from an interrupted run is the op's own.
+	os.Remove(link)
+	if err := os.WriteFile(link, []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op := prepare(t, "file.write", param.Values{"dir": dir, "atomic": true})
+	if _, err := op.Run(context.Background(), 2); err != nil {
+		t.Errorf("over a stale temporary: %v", err)
+	}
+}
