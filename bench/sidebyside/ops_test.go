@@ -4,9 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"regexp"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/runner"
+	"github.com/specrun/specrun/spec"
 )
 
 // benchEnv gives file ops a temp dir, as specrun's runner does.
@@ -50,5 +56,60 @@ func TestCasesRender(t *testing.T) {
 		if c.hcl() == "" {
 			t.Errorf("%s: empty block", c.Name)
 		}
+	}
+}
+
+// TestSameBinary separates the harness from code layout: it times the cases
+// named by $SPECRUN_SAME_BINARY (a regexp) through runner.Run and through
+// testing.Benchmark inside this one test binary, alternating. When specrun
+// and go test disagree but these two agree, the difference is where the
+// linker put the code, not what the harness adds.
+//
+//	SPECRUN_SAME_BINARY='memcpy_16B|alloc_16B' go test ./bench/sidebyside -run SameBinary -v
+func TestSameBinary(t *testing.T) {
+	pattern := os.Getenv("SPECRUN_SAME_BINARY")
+	if pattern == "" {
+		t.Skip("set SPECRUN_SAME_BINARY to a regexp of case names")
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !re.MatchString(c.Name) {
+			continue
+		}
+		def, v, err := c.values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var viaRunner, viaTesting []float64
+		for round := 0; round < 3; round++ {
+			plan := &spec.Plan{Benchmarks: []*spec.Benchmark{{
+				Name: c.Name, Block: c.Name, Label: c.Name, Op: def, Params: v,
+				Repeat: 5, Warmup: 100 * time.Millisecond, MinTime: 200 * time.Millisecond, Timeout: time.Minute,
+			}}}
+			out := runner.Run(context.Background(), plan, runner.Config{})
+			if e := out.Benchmarks[0].Error; e != "" {
+				t.Fatalf("%s: %s", c.Name, e)
+			}
+			viaRunner = append(viaRunner, out.Benchmarks[0].NsPerOp.Median)
+			r := testing.Benchmark(func(b *testing.B) {
+				op, err := def.New(v, benchEnv{dir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if cl, ok := op.(io.Closer); ok {
+					defer cl.Close()
+				}
+				b.ResetTimer()
+				op.Run(context.Background(), int64(b.N))
+			})
+			viaTesting = append(viaTesting, float64(r.T.Nanoseconds())/float64(r.N))
+		}
+		sort.Float64s(viaRunner)
+		sort.Float64s(viaTesting)
+		t.Logf("%-22s runner %10.3f ns/op   testing.B %10.3f ns/op   ratio %.3f",
+			c.Name, viaRunner[1], viaTesting[1], viaRunner[1]/viaTesting[1])
 	}
 }
