@@ -156,6 +156,15 @@ func LoadFiles(files map[string][]byte, paths []string, opts Options) (*Plan, hc
 	return l.plan, l.result()
 }
 
+// parseFile parses a spec or variables file as HCL, or as JSON when its
+// name ends in .json.
+func (l *loader) parseFile(src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	if strings.HasSuffix(name, ".json") {
+		return l.parser.ParseJSON(src, name)
+	}
+	return l.parser.ParseHCL(src, name)
+}
+
 // parse checks and parses one file, recording it for diagnostics.
 func (l *loader) parse(name string, src []byte) hcl.Body {
 	l.plan.sources[name] = &hcl.File{Bytes: src}
@@ -170,13 +179,7 @@ func (l *loader) parse(name string, src []byte) hcl.Body {
 			"Empty spec file", "The spec file %q is empty. Remove it or declare at least one benchmark in it.", name)
 		return nil
 	}
-	var f *hcl.File
-	var diags hcl.Diagnostics
-	if strings.HasSuffix(name, ".json") {
-		f, diags = l.parser.ParseJSON(src, name)
-	} else {
-		f, diags = l.parser.ParseHCL(src, name)
-	}
+	f, diags := l.parseFile(src, name)
 	l.diags = append(l.diags, diags...)
 	if f == nil || diags.HasErrors() {
 		return nil

@@ -104,13 +104,7 @@ func (l *loader) applyVarFile(path string, decls map[string]*variable) {
 		l.errorf(nil, "Unreadable variables file", "The --var-file %q cannot be read: %s.", path, unwrapPathError(err))
 		return
 	}
-	var f *hcl.File
-	var diags hcl.Diagnostics
-	if strings.HasSuffix(path, ".json") {
-		f, diags = l.parser.ParseJSON(src, path)
-	} else {
-		f, diags = l.parser.ParseHCL(src, path)
-	}
+	f, diags := l.parseFile(src, path)
 	l.diags = append(l.diags, diags...)
 	if f == nil || diags.HasErrors() {
 		l.plan.sources[path] = &hcl.File{Bytes: src}
