@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 )
 
 func main() {
@@ -108,12 +107,4 @@ func version() string {
 		}
 	}
 	return "devel"
-}
-
-// notYet reports a command that this build does not have yet.
-func notYet(name string) func([]string, io.Writer, io.Writer) int {
-	return func(_ []string, _, stderr io.Writer) int {
-		fmt.Fprintf(stderr, "specrun %s: not available in this build\n", strings.TrimSpace(name))
-		return exitUsage
-	}
 }
