@@ -36,15 +36,15 @@ const Resamples = 2000
 // assertion's name so that the same data always gives the same verdict.
 func Judge(exps []Expectation, cur, base *Result) []Assertion {
 	out := make([]Assertion, 0, len(exps))
-	curRuns, baseRuns := runMetrics(cur), runMetrics(base)
+	curMed, baseMed := Instances(cur), Instances(base)
 	for _, e := range exps {
-		out = append(out, judge(e, curRuns, baseRuns, cur, base))
+		out = append(out, judge(e, curMed, baseMed, cur, base))
 	}
 	return out
 }
 
-// judge is Judge for one expectation.
-func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur, base *Result) Assertion {
+// judge is Judge for one expectation, given the medians of every instance.
+func judge(e Expectation, curMed, baseMed map[string]map[string]float64, cur, base *Result) Assertion {
 	a := Assertion{Name: e.Name, Description: e.Description, Min: e.Min, Max: e.Max}
 	if e.Min == nil && e.Max == nil {
 		return judgeError(a, "it has neither min nor max")
@@ -53,7 +53,6 @@ func judge(e Expectation, curRuns, baseRuns map[string][]map[string]float64, cur
 	if err != nil {
 		return judgeError(a, "%v", err)
 	}
-	curMed, baseMed := instanceMedians(curRuns), instanceMedians(baseRuns)
 	v, err := e.Value(curMed, baseMed)
 	if err != nil {
 		return judgeError(a, "%v", err) // the expression's own error names the assertion and the cause
@@ -252,12 +251,7 @@ func checkFinite(v float64) error {
 // every op metric, each the median over the instance's runs. Instances that
 // failed or have no runs are left out.
 func Instances(r *Result) map[string]map[string]float64 {
-	return instanceMedians(runMetrics(r))
-}
-
-// runMetrics returns each usable instance's per-run metrics.
-func runMetrics(r *Result) map[string][]map[string]float64 {
-	out := map[string][]map[string]float64{}
+	out := map[string]map[string]float64{}
 	if r == nil {
 		return out
 	}
@@ -266,7 +260,7 @@ func runMetrics(r *Result) map[string][]map[string]float64 {
 		if b.Error != "" || len(b.Runs) == 0 {
 			continue
 		}
-		out[b.Name] = instanceRuns(b)
+		out[b.Name] = medianRuns(instanceRuns(b))
 	}
 	return out
 }
@@ -304,14 +298,6 @@ func paramNumber(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
-}
-
-func instanceMedians(runs map[string][]map[string]float64) map[string]map[string]float64 {
-	out := make(map[string]map[string]float64, len(runs))
-	for name, rs := range runs {
-		out[name] = medianRuns(rs)
-	}
-	return out
 }
 
 // medianRuns returns, per metric, the median over the runs that have it.
