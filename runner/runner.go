@@ -162,12 +162,7 @@ func (r *runner) newInstance(b *spec.Benchmark, index, total int) *instance {
 	if in.budget <= 0 {
 		in.budget = DefaultTimeout
 	}
-	in.res = results.Benchmark{
-		Name: b.Name, Benchmark: b.Block, Label: b.Label, Params: jsonParams(b.Params), Runs: []results.Run{},
-	}
-	if b.Op != nil {
-		in.res.Op = b.Op.Name
-	}
+	in.res = record(b)
 	return in
 }
 
@@ -625,12 +620,19 @@ func jsonParams(v param.Values) map[string]any {
 	return out
 }
 
-func failed(b *spec.Benchmark, err error) results.Benchmark {
+// record is the result of b before any run: what it is, no figures yet.
+func record(b *spec.Benchmark) results.Benchmark {
 	res := results.Benchmark{Name: b.Name, Benchmark: b.Block, Label: b.Label, Params: jsonParams(b.Params),
-		Runs: []results.Run{}, Error: err.Error()}
+		Runs: []results.Run{}}
 	if b.Op != nil {
 		res.Op = b.Op.Name
 	}
+	return res
+}
+
+func failed(b *spec.Benchmark, err error) results.Benchmark {
+	res := record(b)
+	res.Error = err.Error()
 	return res
 }
 
