@@ -106,11 +106,8 @@ func Load(paths []string, opts Options) (*Plan, hcl.Diagnostics) {
 		}
 	}
 	if diags.HasErrors() {
-		plan := &Plan{Paths: paths, Files: files, sources: map[string]*hcl.File{}}
-		for name, src := range files {
-			plan.sources[name] = &hcl.File{Bytes: src}
-		}
-		return plan, diags
+		// DiagnosticWriter shows snippets from Files when nothing was parsed.
+		return &Plan{Paths: paths, Files: files}, diags
 	}
 	plan, more := LoadFiles(files, paths, opts)
 	return plan, append(diags, more...)
