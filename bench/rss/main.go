@@ -10,7 +10,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -128,7 +127,7 @@ func rss(stdout, stderr io.Writer, args []string) int {
 
 	pool := servers.NewPool(plan.Servers, "")
 	pool.Self = []string{*specrun}
-	obs := &observer{rows: map[string]*row{}}
+	obs := &observer{rows: map[string]*row{}, pool: pool}
 	started := time.Now()
 	outcome := runner.Run(context.Background(), plan, runner.Config{Env: pool, Observer: obs})
 	if err := pool.Close(); err != nil {
@@ -186,6 +185,7 @@ type row struct {
 type observer struct {
 	order []string
 	rows  map[string]*row
+	pool  *servers.Pool
 }
 
 var _ runner.Observer = (*observer)(nil)
@@ -203,8 +203,9 @@ func (o *observer) RunDone(b *spec.Benchmark, run, runs int) {
 	// Only the http benchmark loads the server; the others leave it idle
 	// (or not yet started), so its figure says nothing about them.
 	if b.Op != nil && b.Op.Name == "http" {
-		if pid := serverPID(); pid > 0 {
-			if v, err := vmRSS(pid); err == nil {
+		// The http benchmark has started the server, so this only looks it up.
+		if srv, err := o.pool.Server(context.Background(), "site"); err == nil {
+			if v, err := vmRSS(srv.PID); err == nil {
 				r.server = append(r.server, v)
 			}
 		}
@@ -231,34 +232,4 @@ func vmRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("read VmRSS of %d: no VmRSS line", pid)
-}
-
-// serverPID finds the builtin server: the child of this process running
-// `specrun serve`.
-func serverPID() int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	self := strconv.Itoa(os.Getpid())
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 || f[1] != self {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "serve" {
-			return pid
-		}
-	}
-	return 0
 }
