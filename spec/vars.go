@@ -64,12 +64,7 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 	for _, path := range l.opts.VarFiles {
 		l.applyVarFile(path, decls)
 	}
-	names2 := make([]string, 0, len(l.opts.Vars))
-	for name := range l.opts.Vars {
-		names2 = append(names2, name)
-	}
-	sort.Strings(names2)
-	for _, name := range names2 {
+	for _, name := range keys(l.opts.Vars) {
 		v, ok := decls[name]
 		if !ok {
 			l.errorf(nil, "Undeclared variable", "A value was given with --var for %q, but the spec declares no variable of that name.%s",
