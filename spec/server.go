@@ -92,12 +92,14 @@ func (l *loader) decodeServer(b *hcl.Block) *Server {
 		}
 		l.urlAttr(attrs["url"], ctx, &s.URL)
 		l.urlAttr(attrs["ready"], ctx, &s.Ready)
-		if v, ok := l.eval(exprOr(attrs["env"]), ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
-			s.Env = map[string]string{}
-			for it := v.ElementIterator(); it.Next(); {
-				k, e := it.Element()
-				if !e.IsNull() {
-					s.Env[k.AsString()] = e.AsString()
+		if attr := attrs["env"]; attr != nil {
+			if v, ok := l.eval(attr.Expr, ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
+				s.Env = map[string]string{}
+				for it := v.ElementIterator(); it.Next(); {
+					k, e := it.Element()
+					if !e.IsNull() {
+						s.Env[k.AsString()] = e.AsString()
+					}
 				}
 			}
 		}
@@ -162,12 +164,4 @@ func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string)
 		return
 	}
 	*dst = s
-}
-
-// exprOr returns attr's expression, or a null literal when attr is unset.
-func exprOr(attr *hcl.Attribute) hcl.Expression {
-	if attr == nil {
-		return hcl.StaticExpr(cty.NullVal(cty.DynamicPseudoType), hcl.Range{})
-	}
-	return attr.Expr
 }
