@@ -2,7 +2,6 @@ package results
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -38,8 +37,12 @@ func (m Markdown) Report(w io.Writer, r *Result) error {
 	fmt.Fprintf(bw, "%s\n\n", header(r))
 	fmt.Fprintf(bw, "| Name | Iterations | Total time (sec) | Time per (ns) | ± |\n")
 	fmt.Fprintf(bw, "|------|-----------:|-----------------:|--------------:|--:|\n")
-	for _, b := range m.rows(r) {
-		fmt.Fprintf(bw, "| %s |\n", strings.Join(row(b), " | "))
+	rows := r
+	if m.Sort != "spec" {
+		rows = ByTime(r)
+	}
+	for i := range rows.Benchmarks {
+		fmt.Fprintf(bw, "| %s |\n", strings.Join(row(&rows.Benchmarks[i]), " | "))
 	}
 	if len(r.Assertions) > 0 {
 		fmt.Fprintf(bw, "\n## Assertions\n\n")
@@ -111,30 +114,6 @@ func plural(n int, unit string) string {
 		return "1 " + unit
 	}
 	return strconv.Itoa(n) + " " + unit + "s"
-}
-
-// rows returns the benchmarks in table order.
-func (m Markdown) rows(r *Result) []*Benchmark {
-	rows := make([]*Benchmark, len(r.Benchmarks))
-	for i := range r.Benchmarks {
-		rows[i] = &r.Benchmarks[i]
-	}
-	if m.Sort == "spec" {
-		return rows
-	}
-	measured := func(b *Benchmark) bool { return b.Error == "" && len(b.Runs) > 0 }
-	slices.SortStableFunc(rows, func(a, b *Benchmark) int {
-		switch ma, mb := measured(a), measured(b); {
-		case ma && !mb:
-			return -1
-		case !ma && mb:
-			return 1
-		case !ma && !mb:
-			return 0
-		}
-		return cmp.Compare(a.NsPerOp.Median, b.NsPerOp.Median)
-	})
-	return rows
 }
 
 func row(b *Benchmark) []string {
