@@ -117,11 +117,7 @@ func plural(n int, unit string) string {
 }
 
 func row(b *Benchmark) []string {
-	name := b.Label
-	if name == "" {
-		name = b.Name
-	}
-	name = escape(name)
+	name := escape(rowLabel(b))
 	if b.Interrupted {
 		name += " (interrupted)"
 	}
