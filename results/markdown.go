@@ -45,10 +45,8 @@ func (m Markdown) Report(w io.Writer, r *Result) error {
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(row(&rows.Benchmarks[i]), " | "))
 	}
 	if len(r.Assertions) > 0 {
-		fmt.Fprintf(bw, "\n## Assertions\n\n")
-		for _, a := range r.Assertions {
-			writeAssertion(bw, a)
-		}
+		fmt.Fprintln(bw)
+		WriteAssertions(bw, r.Assertions) // its errors are bw's, reported by the Flush below
 	}
 	for i := range r.Benchmarks {
 		if r.Benchmarks[i].Op == "http" {
