@@ -60,14 +60,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		specName = "the spec stored in " + paths[0]
 		p, diags := spec.LoadFiles(files, r.Spec.Paths, sf.options())
-		if len(diags) > 0 {
-			width, color := diagStyle(stderr)
-			if err := p.DiagnosticWriter(stderr, width, color).WriteDiagnostics(diags); err != nil {
-				fmt.Fprintf(stderr, "specrun check: print diagnostics: %v\n", err)
-			}
-			if diags.HasErrors() {
-				return exitUsage
-			}
+		if !printDiagnostics(stderr, p, diags) {
+			return exitUsage
 		}
 		plan = p
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 
 	"github.com/specrun/specrun/spec"
@@ -50,13 +51,19 @@ func (f *specFlags) options() spec.Options {
 // exitUsage, since nothing ran.
 func (f *specFlags) load(paths []string, stderr io.Writer) (plan *spec.Plan, ok bool) {
 	plan, diags := spec.Load(paths, f.options())
+	return plan, printDiagnostics(stderr, plan, diags)
+}
+
+// printDiagnostics prints diags about plan's files to stderr, with source
+// snippets, and reports whether none of them is an error.
+func printDiagnostics(stderr io.Writer, plan *spec.Plan, diags hcl.Diagnostics) bool {
 	if len(diags) > 0 {
 		width, color := diagStyle(stderr)
 		if err := plan.DiagnosticWriter(stderr, width, color).WriteDiagnostics(diags); err != nil {
 			fmt.Fprintf(stderr, "specrun: print diagnostics: %v\n", err)
 		}
 	}
-	return plan, !diags.HasErrors()
+	return !diags.HasErrors()
 }
 
 // diagStyle wraps and colours diagnostics only for a person at a terminal;

@@ -44,11 +44,7 @@ func fmtCmd(args []string, stdout, stderr io.Writer) int {
 		// Formatting a file that does not parse could move its mistakes
 		// around, so report them instead, the way validate would.
 		if _, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); diags.HasErrors() {
-			width, color := diagStyle(stderr)
-			plan := &spec.Plan{Files: map[string][]byte{name: src}}
-			if err := plan.DiagnosticWriter(stderr, width, color).WriteDiagnostics(diags); err != nil {
-				fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
-			}
+			printDiagnostics(stderr, &spec.Plan{Files: map[string][]byte{name: src}}, diags)
 			status = exitUsage
 			continue
 		}
