@@ -43,3 +43,17 @@ func assertionExit(as []results.Assertion, strict bool) int {
 	}
 	return exitOK
 }
+
+// resultExit is the exit code of a judged result: assertionExit's, or
+// exitBenchError when the verdicts pass but a benchmark could not run.
+func resultExit(as []results.Assertion, benchmarks []results.Benchmark, strict bool) int {
+	if code := assertionExit(as, strict); code != exitOK {
+		return code
+	}
+	for _, b := range benchmarks {
+		if b.Error != "" {
+			return exitBenchError
+		}
+	}
+	return exitOK
+}

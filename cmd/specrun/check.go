@@ -82,15 +82,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun check: %v\n", err)
 		return exitUsage
 	}
-	if code := assertionExit(as, *strict); code != exitOK {
-		return code
-	}
-	for _, b := range r.Benchmarks {
-		if b.Error != "" {
-			return exitBenchError // as run would: the stored result has a benchmark that could not run
-		}
-	}
-	return exitOK
+	// As run would: a stored benchmark that could not run is exitBenchError.
+	return resultExit(as, r.Benchmarks, *strict)
 }
 
 // sameBenchmarks reports a result that shares no benchmark instance with

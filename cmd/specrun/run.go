@@ -159,15 +159,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	case syscall.SIGTERM:
 		return exitSIGTERM
 	}
-	if code := assertionExit(r.Assertions, *strict); code != exitOK {
-		return code
-	}
-	for _, b := range r.Benchmarks {
-		if b.Error != "" {
-			return exitBenchError
-		}
-	}
-	return exitOK
+	return resultExit(r.Assertions, r.Benchmarks, *strict)
 }
 
 // stdoutReporter is the reporter for --format. The Markdown table honours
