@@ -1,10 +1,6 @@
 package ops
 
-import (
-	"context"
-
-	"github.com/specrun/specrun/param"
-)
+import "context"
 
 // The divisors live in package variables: the compiler cannot prove they
 // never change, so it emits a real division instead of a multiply-by-
@@ -24,27 +20,21 @@ func init() {
 		Doc: "One iteration is one 64-bit signed integer division (IDIV) of the loop counter by a " +
 			"divisor loaded from memory, plus the add that sums the quotients.",
 		Classic: "Integer division",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runIntDiv), nil
-		},
+		New:     stateless(runIntDiv),
 	})
 	Register(&Def{
 		Name: "float.div",
 		Doc: "One iteration is one float64 division (DIVSD) of a running float counter by a divisor " +
 			"loaded from memory, plus the adds that step the counter and sum the quotients.",
 		Classic: "Floating-point division",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runFloatDiv), nil
-		},
+		New:     stateless(runFloatDiv),
 	})
 	Register(&Def{
 		Name: "float.div_int",
 		Doc: "One iteration converts the loop counter to float64, divides it by a float64 divisor " +
 			"loaded from memory, and converts the quotient back to int64 (truncating), summing the results.",
 		Classic: "Float division with int conversion",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runFloatDivInt), nil
-		},
+		New:     stateless(runFloatDivInt),
 	})
 }
 

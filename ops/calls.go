@@ -3,8 +3,6 @@ package ops
 import (
 	"context"
 	"reflect"
-
-	"github.com/specrun/specrun/param"
 )
 
 // The call ops time one call each. Every callee takes and returns a value
@@ -24,9 +22,7 @@ func init() {
 			"no memory access. It is the floor under every op, and shows that the harness adds " +
 			"nothing per iteration; call.direct adds a function call to it.",
 		Classic: "null function (the loop alone; call.direct is the loop with the call)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runNoop), nil
-		},
+		New:     stateless(runNoop),
 	})
 	Register(&Def{
 		Name: "call.direct",
@@ -34,18 +30,14 @@ func init() {
 			"argument and returns it; the loop sums the results. The baseline the dynamic calls " +
 			"are compared with.",
 		Classic: "null function (a plain C function call)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runCallDirect), nil
-		},
+		New:     stateless(runCallDirect),
 	})
 	Register(&Def{
 		Name: "call.func_value",
 		Doc: "One iteration is one call through a func value (an indirect call through a code pointer " +
 			"loaded once before the loop) of a function that adds its argument to a constant.",
 		Classic: "IMP-cached message send",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runCallFuncValue), nil
-		},
+		New:     stateless(runCallFuncValue),
 	})
 	Register(&Def{
 		Name: "call.interface",
@@ -53,9 +45,7 @@ func init() {
 			"method that adds its argument to a field; the dynamic type is hidden from the compiler, " +
 			"so the call is not devirtualized.",
 		Classic: "C++ virtual method call; Objective-C message send",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runCallInterface), nil
-		},
+		New:     stateless(runCallInterface),
 	})
 	Register(&Def{
 		Name: "call.reflect",
@@ -63,9 +53,7 @@ func init() {
 			"with the argument slice built before the loop: argument checks, the reflective " +
 			"call frame, and the boxed result are all timed.",
 		Classic: "NSInvocation message send",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runCallReflect), nil
-		},
+		New:     stateless(runCallReflect),
 	})
 }
 

@@ -31,9 +31,7 @@ func init() {
 		Doc: "One iteration is one getpid(2) system call through syscall.Getpid, a raw SYSCALL " +
 			"instruction with no caching: the cheapest real kernel entry and exit.",
 		Classic: "getpid()",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runGetpid), nil
-		},
+		New:     stateless(runGetpid),
 	})
 	Register(&Def{
 		Name: "clock.time",
@@ -41,18 +39,14 @@ func init() {
 			"vDSO's gettimeofday and truncates to seconds (glibc's time() calls the vDSO's time); " +
 			"on other architectures it may be a real system call.",
 		Classic: "time()",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runTime), nil
-		},
+		New:     stateless(runTime),
 	})
 	Register(&Def{
 		Name: "clock.gettimeofday",
 		Doc: "One iteration is one syscall.Gettimeofday call, which on linux/amd64 calls the vDSO " +
 			"(no kernel entry), as glibc's gettimeofday() does.",
 		Classic: "gettimeofday()",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runGettimeofday), nil
-		},
+		New:     stateless(runGettimeofday),
 	})
 	Register(&Def{
 		Name: "clock.gettime",
@@ -73,9 +67,7 @@ func init() {
 		Doc: "One iteration is one time.Now call: Go reads the real-time and monotonic clocks " +
 			"through the vDSO's clock_gettime, with no kernel entry.",
 		Classic: "clock_gettime() through the vDSO",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runTimeNow), nil
-		},
+		New:     stateless(runTimeNow),
 	})
 }
 

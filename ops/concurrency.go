@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/specrun/specrun/param"
 )
 
 func init() {
@@ -16,9 +14,7 @@ func init() {
 		Doc: "One iteration starts a goroutine that increments a counter and signals a WaitGroup, " +
 			"and waits for it: spawn, schedule, run, exit, join.",
 		Classic: "pthread create/join (Go's lightweight analog)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runGoroutine), nil
-		},
+		New:     stateless(runGoroutine),
 	})
 	Register(&Def{
 		Name: "thread",
@@ -28,43 +24,33 @@ func init() {
 			"one OS thread created and one ended per iteration, joined by a WaitGroup. (Should an " +
 			"iteration land on the process's main thread, Go parks that thread for good instead.)",
 		Classic: "pthread create/join",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runThread), nil
-		},
+		New:     stateless(runThread),
 	})
 	Register(&Def{
 		Name: "chan.pingpong",
 		Doc: "One iteration is a round trip over unbuffered channels: send a value to a partner " +
 			"goroutine (started once per run) and receive its reply; two goroutine handoffs.",
 		Classic: "inter-thread message round trip (no row of its own)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runChanPingPong), nil
-		},
+		New:     stateless(runChanPingPong),
 	})
 	Register(&Def{
 		Name:    "mutex",
 		Doc:     "One iteration locks and unlocks an uncontended sync.Mutex around an increment.",
 		Classic: "pthread mutex lock/unlock (no row of its own)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runMutex), nil
-		},
+		New:     stateless(runMutex),
 	})
 	Register(&Def{
 		Name:    "atomic.add",
 		Doc:     "One iteration is one atomic add (LOCK XADD on amd64) to an uncontended int64.",
 		Classic: "OSAtomicAdd (no row of its own)",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runAtomicAdd), nil
-		},
+		New:     stateless(runAtomicAdd),
 	})
 	Register(&Def{
 		Name: "timer.zero",
 		Doc: "One iteration arms a zero-delay timer (time.AfterFunc(0, f)) whose callback, run on " +
 			"its own goroutine, signals a channel that the iteration waits on.",
 		Classic: "Zero-second delayed perform",
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runTimerZero), nil
-		},
+		New:     stateless(runTimerZero),
 	})
 }
 

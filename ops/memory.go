@@ -54,9 +54,7 @@ func init() {
 			"(two ints, a pointer, a string), and drops the previous one to the garbage collector.",
 		Classic: "NSObject alloc/init/release",
 		Metrics: gcMetrics,
-		New: func(param.Values, Env) (Op, error) {
-			return Func(runAllocObject), nil
-		},
+		New:     stateless(runAllocObject),
 	})
 	Register(&Def{
 		Name: "pool",

@@ -126,3 +126,8 @@ type Func func(ctx context.Context, n int64) (Sample, error)
 func (f Func) Run(ctx context.Context, n int64) (Sample, error) { return f(ctx, n) }
 
 var _ Op = Func(nil)
+
+// stateless is the New of an op that prepares nothing: every instance runs f.
+func stateless(f Func) func(param.Values, Env) (Op, error) {
+	return func(param.Values, Env) (Op, error) { return f, nil }
+}
