@@ -10,7 +10,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -175,13 +174,9 @@ func runSpecrun(bin, spec, out, name string) (sample, error) {
 	if len(files) != 1 {
 		return nil, fmt.Errorf("specrun run %s: want one JSON result in %s, found %d", name, out, len(files))
 	}
-	data, err := os.ReadFile(files[0])
+	res, err := results.ReadFile(files[0])
 	if err != nil {
-		return nil, fmt.Errorf("read result: %w", err)
-	}
-	var res results.Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", files[0], err)
+		return nil, err
 	}
 	for _, b := range res.Benchmarks {
 		if b.Name != name {
