@@ -85,26 +85,29 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\n  specrun help COMMAND   flags of one command\n  specrun --version\n")
 }
 
-// version is the module version from the build info, or "devel".
+// version is the module version from the build info, else "devel-" and the
+// VCS revision it was built from, else "devel".
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "-dirty"
-				}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
 			}
 		}
-		if rev != "" {
-			return "devel-" + rev[:min(12, len(rev))] + dirty
-		}
 	}
-	return "devel"
+	if rev == "" {
+		return "devel"
+	}
+	return "devel-" + rev[:min(12, len(rev))] + dirty
 }
