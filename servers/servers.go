@@ -160,7 +160,10 @@ func (p *Process) readURL(ctx context.Context, r *os.File, log *os.File, timeout
 	select {
 	case u := <-line:
 		if !strings.HasPrefix(u, "http://") {
-			<-p.exited(time.Second)
+			select { // let it exit, so that the error can say how
+			case <-p.done:
+			case <-time.After(time.Second):
+			}
 			return fmt.Errorf("specrun serve printed %q, not its URL%s", u, p.exitNote())
 		}
 		p.URL = u
@@ -201,19 +204,6 @@ func (p *Process) poll(ctx context.Context, target string, timeout time.Duration
 		}
 		wait = min(wait*2, 200*time.Millisecond)
 	}
-}
-
-// exited returns a channel closed when the process has exited or d passed.
-func (p *Process) exited(d time.Duration) <-chan struct{} {
-	c := make(chan struct{})
-	go func() {
-		defer close(c)
-		select {
-		case <-p.done:
-		case <-time.After(d):
-		}
-	}()
-	return c
 }
 
 func (p *Process) exitNote() string {
