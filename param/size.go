@@ -1,7 +1,6 @@
 package param
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -97,9 +96,6 @@ func FormatSize(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// errNegativeDuration is returned by ParseDuration for "-1s".
-var errNegativeDuration = errors.New("durations cannot be negative")
-
 // ParseDuration parses a duration in Go syntax ("300us", "1m30s"). Negative
 // durations are errors: every duration in a spec is a span of time to wait
 // or to measure.
@@ -109,7 +105,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("duration %q is not in Go syntax such as \"300us\", \"2s\" or \"1m30s\"", s)
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("duration %q: %w", s, errNegativeDuration)
+		return 0, fmt.Errorf("duration %q: durations cannot be negative", s)
 	}
 	return d, nil
 }
