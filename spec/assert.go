@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -221,12 +220,10 @@ func (a *Assert) Evaluate(cur, base Metrics) (float64, error) {
 	}
 	f, _ := nv.AsBigFloat().Float64()
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, fmt.Errorf("evaluate assert %q: %w", a.Name, errNotFinite)
+		return 0, fmt.Errorf("evaluate assert %q: the value is not a finite number", a.Name)
 	}
 	return f, nil
 }
-
-var errNotFinite = errors.New("the value is not a finite number")
 
 // metricsObject builds the benchmark (or baseline) object: block name to
 // its metrics, or for a matrix block, instance key to its metrics.
