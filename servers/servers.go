@@ -306,9 +306,6 @@ func (p *Process) Exited() bool {
 	}
 }
 
-// LogPath is the file holding the server's output.
-func (p *Process) LogPath() string { return p.logPath }
-
 // sanitize makes a server name safe in a file name.
 func sanitize(name string) string {
 	return strings.Map(func(r rune) rune {
