@@ -558,12 +558,7 @@ func TestRunWithServerLeavesNoDescriptors(t *testing.T) {
 		t.Skipf("no specrun in $PATH (testscript.Main puts one there): %v", err)
 	}
 	port := freePort(t)
-	dir := t.TempDir()
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TMPDIR", tmp)
+	dir, tmp := privateTmp(t)
 	specPath := filepath.Join(dir, "all.hcl")
 	src := fmt.Sprintf(`
 suite "all" {

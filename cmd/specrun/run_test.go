@@ -24,12 +24,7 @@ func TestRunSignals(t *testing.T) {
 		code int
 	}{{syscall.SIGINT, exitSIGINT}, {syscall.SIGTERM, exitSIGTERM}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
-			tmp := filepath.Join(dir, "tmp")
-			if err := os.Mkdir(tmp, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("TMPDIR", tmp)
+			dir, tmp := privateTmp(t)
 			specPath := filepath.Join(dir, "slow.hcl")
 			src := `
 suite "slow" {
@@ -113,12 +108,7 @@ func TestRunLeavesNoFiles(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("needs /proc/self/fd")
 	}
-	dir := t.TempDir()
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TMPDIR", tmp)
+	dir, tmp := privateTmp(t)
 	specPath := filepath.Join(dir, "files.hcl")
 	src := `
 suite "files" {
@@ -167,6 +157,19 @@ benchmark "fails" {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in the temp dir: %v", left)
 	}
+}
+
+// privateTmp points TMPDIR at an empty directory inside a fresh temporary
+// one, and returns both, so that a test can check a run leaves nothing in it.
+func privateTmp(t *testing.T) (dir, tmp string) {
+	t.Helper()
+	dir = t.TempDir()
+	tmp = filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	return dir, tmp
 }
 
 func openFDs(t *testing.T) int {
