@@ -31,10 +31,10 @@ type Suite struct {
 	Name        string // default: file name without .hcl, or the directory's name
 	Title       string
 	Description string
-	Repeat      int           // default 3
-	Warmup      time.Duration // default 100ms... see Defaults
-	MinTime     time.Duration // per run when iterations = "auto"
-	Timeout     time.Duration // per benchmark
+	Repeat      int           // default DefaultRepeat
+	Warmup      time.Duration // default DefaultWarmup
+	MinTime     time.Duration // per run when iterations = "auto"; default DefaultMinTime
+	Timeout     time.Duration // per benchmark; default DefaultTimeout
 }
 
 // Benchmark is one instance of a benchmark block: the block itself, or one
