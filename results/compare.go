@@ -204,13 +204,18 @@ func better(op string, opt CompareOptions) string {
 	}
 	m := opt.Metric
 	switch {
-	case strings.HasSuffix(m, "_per_sec") || strings.HasSuffix(m, "_per_s"):
+	case isRate(m):
 		return "higher"
 	case m == "ns_per_op" || strings.HasSuffix(m, "_ns") || strings.HasSuffix(m, "_bytes") ||
 		strings.HasSuffix(m, "_per_op") || strings.HasPrefix(m, "failed"):
 		return "lower"
 	}
 	return ""
+}
+
+// isRate reports whether a metric is a rate per second, which is better higher.
+func isRate(metric string) bool {
+	return strings.HasSuffix(metric, "_per_sec") || strings.HasSuffix(metric, "_per_s")
 }
 
 // envDifferences lists the environment fields whose known values differ

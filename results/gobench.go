@@ -50,8 +50,8 @@ func (GoBench) Report(w io.Writer, r *Result) error {
 	for _, b := range r.Benchmarks {
 		for _, run := range b.Runs {
 			for m := range run.Metrics {
-				if u := goBenchUnit(m); strings.HasSuffix(m, "_per_sec") || strings.HasSuffix(m, "_per_s") {
-					higher[u] = true
+				if isRate(m) {
+					higher[goBenchUnit(m)] = true
 				}
 			}
 		}
