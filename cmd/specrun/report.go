@@ -30,7 +30,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun report: --sort %q: want time or spec\n", *sortBy)
 		return exitUsage
 	}
-	rep, err := results.Format(*format)
+	rep, err := sortedReporter(*format, *sortBy)
 	if err != nil {
 		fmt.Fprintf(stderr, "specrun report: --format: %v\n", err)
 		return exitUsage
@@ -40,18 +40,27 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun report: %v\n", err)
 		return exitUsage
 	}
-	if md, ok := rep.(results.Markdown); ok {
-		md.Sort = *sortBy
-		rep = md
-	} else if *sortBy == "time" && *format != "json" {
-		// The JSON is the result itself, in the order it was run.
-		r = results.ByTime(r)
-	}
 	if err := writeOutput(*out, stdout, func(w io.Writer) error { return rep.Report(w, r) }); err != nil {
 		fmt.Fprintf(stderr, "specrun report: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// sortedReporter is the reporter for --format with rows in --sort order.
+// The Markdown table honours --sort itself; the other tabular formats get
+// the rows sorted for them, and json keeps the result as it was run.
+func sortedReporter(format, sortBy string) (results.Reporter, error) {
+	if format == "md" || format == "markdown" {
+		return results.Markdown{Sort: sortBy}, nil
+	}
+	rep, err := results.Format(format)
+	if err != nil || format == "json" || sortBy != "time" {
+		return rep, err
+	}
+	return results.ReporterFunc(func(w io.Writer, r *results.Result) error {
+		return rep.Report(w, results.ByTime(r))
+	}), nil
 }
 
 // writeOutput renders to path atomically, or to stdout when path is empty,

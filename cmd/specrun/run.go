@@ -74,7 +74,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Filter = re
 	}
-	reporter, err := stdoutReporter(*format, *sortBy)
+	reporter, err := sortedReporter(*format, *sortBy)
 	if err != nil {
 		return usageError("--format: %v", err)
 	}
@@ -160,22 +160,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitSIGTERM
 	}
 	return resultExit(r.Assertions, r.Benchmarks, *strict)
-}
-
-// stdoutReporter is the reporter for --format. The Markdown table honours
-// --sort itself; the other tabular formats get the rows sorted for them,
-// and json keeps the result as written.
-func stdoutReporter(format, sortBy string) (results.Reporter, error) {
-	if format == "md" || format == "markdown" {
-		return results.Markdown{Sort: sortBy}, nil
-	}
-	rep, err := results.Format(format)
-	if err != nil || format == "json" || sortBy != "time" {
-		return rep, err
-	}
-	return results.ReporterFunc(func(w io.Writer, r *results.Result) error {
-		return rep.Report(w, results.ByTime(r))
-	}), nil
 }
 
 // newResult assembles the result of a run; assertions are judged on it
