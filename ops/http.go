@@ -393,9 +393,8 @@ func (o *httpOp) build(req *fasthttp.Request) {
 	if len(o.body) > 0 {
 		req.SetBody(o.body)
 	}
-	req.SetConnectionClose()
-	if o.keepalive {
-		req.Header.ResetConnectionClose()
+	if !o.keepalive {
+		req.SetConnectionClose()
 	}
 }
 
