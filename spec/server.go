@@ -61,16 +61,12 @@ func (l *loader) decodeServer(b *hcl.Block) *Server {
 			"Server %q needs either command = [\"PROGRAM\", \"ARG\"...] with a ready URL, or builtin = \"static\".", s.Name)
 		return nil
 	}
-	wrong := builtinOnly
+	wrong, kind := builtinOnly, "a command server"
 	if isBuiltin {
-		wrong = commandOnly
+		wrong, kind = commandOnly, "a builtin server"
 	}
 	for _, name := range wrong {
 		if attr := attrs[name]; attr != nil {
-			kind := "a command server"
-			if isBuiltin {
-				kind = "a builtin server"
-			}
 			l.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", name, kind)
 		}
 	}
