@@ -327,12 +327,8 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 // Integral floats such as 1e8 are accepted, since that is how big counts
 // are written.
 func (l *loader) iterationsAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int64) {
-	if attr == nil {
-		return
-	}
-	v, diags := attr.Expr.Value(ctx)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+	v, ok := l.value(attr, ctx)
+	if !ok {
 		return
 	}
 	switch v.Type() {

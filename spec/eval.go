@@ -71,6 +71,21 @@ func (l *loader) eval(expr hcl.Expression, ctx *hcl.EvalContext, ty cty.Type, wh
 	return cv, true
 }
 
+// value evaluates attr as written, without conversion. ok is false when
+// attr is unset or null, or when a diagnostic was recorded for it (now, or
+// earlier for an unknown value), so that callers decode only usable values.
+func (l *loader) value(attr *hcl.Attribute, ctx *hcl.EvalContext) (cty.Value, bool) {
+	if attr == nil {
+		return cty.NilVal, false
+	}
+	v, diags := attr.Expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+		return cty.NilVal, false
+	}
+	return v, true
+}
+
 func (l *loader) stringAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) bool {
 	if attr == nil {
 		return true
@@ -112,12 +127,8 @@ func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) 
 
 // durationAttr decodes a duration written in Go syntax.
 func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, positive bool, dst *time.Duration) {
-	if attr == nil {
-		return
-	}
-	v, diags := attr.Expr.Value(ctx)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+	v, ok := l.value(attr, ctx)
+	if !ok {
 		return
 	}
 	d, err := durationValue(v, positive)
