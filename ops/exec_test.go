@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -134,14 +135,26 @@ func TestExecShellStartupIsSubtracted(t *testing.T) {
 	if op.shellCost.Wall <= 0 {
 		t.Fatalf("shell start-up = %v, want > 0", op.shellCost.Wall)
 	}
-	s, err := op.Run(context.Background(), 20)
+	// The subtraction, free of the machine's timing noise: a start-up
+	// longer than any execution leaves nothing (but never a negative time,
+	// and never a zero Elapsed, which would hand timing back to the
+	// harness), and no start-up leaves each execution's whole time.
+	op.shellCost = childUsage{Wall: time.Hour, User: time.Hour, Sys: time.Hour}
+	s, err := op.Run(context.Background(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// `sh -c :` is `sh -c ''` plus a builtin: what is left is a small
-	// fraction of the start-up, not the start-up itself.
-	if got := s.Metrics["wall_ns"]; got >= float64(op.shellCost.Wall)/2 {
-		t.Errorf("wall_ns of `sh -c :` = %.0f, want well under the shell's start-up %d", got, op.shellCost.Wall)
+	if s.Metrics["wall_ns"] != 0 || s.Metrics["cpu_ns"] != 0 || s.Elapsed <= 0 {
+		t.Errorf("with an hour's start-up: wall_ns %v, cpu_ns %v, Elapsed %v; want 0, 0 and above 0",
+			s.Metrics["wall_ns"], s.Metrics["cpu_ns"], s.Elapsed)
+	}
+	op.shellCost = childUsage{}
+	if s, err = op.Run(context.Background(), 3); err != nil {
+		t.Fatal(err)
+	}
+	if s.Metrics["wall_ns"] <= 0 || math.Abs(float64(s.Elapsed)-3*s.Metrics["wall_ns"]) > 3 {
+		t.Errorf("with no start-up: wall_ns %v, Elapsed %v; want a positive wall_ns, three times it elapsed",
+			s.Metrics["wall_ns"], s.Elapsed)
 	}
 }
 
