@@ -35,6 +35,9 @@ type Spec struct {
 	Paths  []string          `json:"paths"`
 	SHA256 string            `json:"sha256"`
 	Files  map[string]string `json:"files"`
+	// Vars are the variables the run set from outside the files (--var,
+	// --var-file), as HCL literals.
+	Vars map[string]string `json:"vars,omitempty"`
 }
 
 // Environment describes the machine and build that produced a result.

@@ -15,11 +15,15 @@ import (
 // Plan is a spec after decoding, variable evaluation and matrix expansion:
 // everything the runner needs, and the files it came from.
 type Plan struct {
-	Suite      Suite
-	Paths      []string          // the paths given on the command line
-	Files      map[string][]byte // every source file by path, for results and diagnostics
-	SHA256     string            // of the files, in path order
-	Benchmarks []*Benchmark      // instances in file order, matrices expanded
+	Suite  Suite
+	Paths  []string          // the paths given on the command line
+	Files  map[string][]byte // every source file by path, for results and diagnostics
+	SHA256 string            // of the files, in path order
+	// Vars holds the variables set from outside the spec files (--var,
+	// --var-file), each as an HCL literal, so that a result can be judged
+	// again (Options.Vars) with the values it ran with.
+	Vars       map[string]string
+	Benchmarks []*Benchmark // instances in file order, matrices expanded
 	Servers    []*Server
 	Asserts    []*Assert
 

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -23,6 +24,7 @@ type variable struct {
 	value cty.Value // NilVal until set
 	decl  hcl.Range
 	set   bool
+	given bool // set by --var or --var-file rather than its default
 }
 
 // decodeVariables declares the variables, then applies --var-file values
@@ -77,7 +79,7 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 		}
 		l.diags = append(l.diags, diags...)
 		if !diags.HasErrors() {
-			v.value, v.set = val, true
+			v.value, v.set, v.given = val, true, true
 		}
 	}
 
@@ -89,6 +91,12 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 			v.value = cty.UnknownVal(v.ty)
 		}
 		l.vars[name] = v.value
+		if v.given && v.value.IsWhollyKnown() {
+			if l.plan.Vars == nil {
+				l.plan.Vars = map[string]string{}
+			}
+			l.plan.Vars[name] = string(hclwrite.TokensForValue(v.value).Bytes())
+		}
 	}
 }
 
@@ -117,7 +125,7 @@ func (l *loader) applyVarFile(path string, decls map[string]*variable) {
 		}
 		val, ok := l.eval(attr.Expr, nil, v.ty, fmt.Sprintf("variable %q", attr.Name))
 		if ok && !val.IsNull() {
-			v.value, v.set = val, true
+			v.value, v.set, v.given = val, true, true
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 
@@ -59,7 +60,15 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			files[name] = []byte(src)
 		}
 		specName = "the spec stored in " + paths[0]
-		p, diags := spec.LoadFiles(files, r.Spec.Paths, sf.options())
+		// The variables the run was given, unless --var sets them again.
+		opts := sf.options()
+		vars := maps.Clone(r.Spec.Vars)
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		maps.Copy(vars, opts.Vars)
+		opts.Vars = vars
+		p, diags := spec.LoadFiles(files, r.Spec.Paths, opts)
 		if !printDiagnostics(stderr, p, diags) {
 			return exitUsage
 		}
