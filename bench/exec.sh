@@ -25,6 +25,7 @@ need python3 python3
 [ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
 
 go build -o "$out/specrun" ./cmd/specrun
+go build -o "$out/spawnfloor" ./bench/spawnfloor
 cat >"$out/true.hcl" <<HCL
 suite "exec-bench" {
   repeat = 1
@@ -51,8 +52,11 @@ print('hyperfine', r['mean'] * 1e6, r['stddev'] * 1e6)" >>"$out/rounds.txt"
 import json; m = json.load(open('$out/s.json'))['benchmarks'][0]['runs'][0]['metrics']
 print('specrun', m['wall_ns'] / 1e3, m['wall_stddev_ns'] / 1e3, m['max_rss_bytes'] / 1024)" >>"$out/rounds.txt"
 	}
-	if [ $((r % 2)) = 1 ]; then hyper; spec; else spec; hyper; fi
-	tail -2 "$out/rounds.txt" | sed 's/^/  round: /'
+	floor() {
+		echo "go-forkexec $("$out/spawnfloor" -runs "$runs" /bin/true)" >>"$out/rounds.txt"
+	}
+	if [ $((r % 2)) = 1 ]; then hyper; spec; floor; else floor; spec; hyper; fi
+	tail -3 "$out/rounds.txt" | sed 's/^/  round: /'
 done
 
 python3 - "$out/rounds.txt" <<'PY'
@@ -62,12 +66,14 @@ print()
 print("| tool | mean us | stddev us |  (medians over rounds)")
 print("|------|--------:|----------:|")
 med = {}
-for tool in ("hyperfine", "specrun"):
+for tool in ("hyperfine", "go-forkexec", "specrun"):
     sel = [list(map(float, r[1:3])) for r in rows if r[0] == tool]
     med[tool] = [statistics.median(c) for c in zip(*sel)]
     print(f"| {tool} | {med[tool][0]:.1f} | {med[tool][1]:.1f} |")
 s, h = med["specrun"], med["hyperfine"]
+g = med["go-forkexec"]
 print(f"\nspecrun/hyperfine: mean {s[0]/h[0]:.3f} (target 0.90..1.10), stddev {s[1]/h[1]:.3f} (target <= 1)")
+print(f"go-forkexec/hyperfine: mean {g[0]/h[0]:.3f}, stddev {g[1]/h[1]:.3f}  (Go's own fork/exec loop, no harness)")
 PY
 
 # Peak RSS of /bin/true and of a child touching 50 MB: specrun's exec op
