@@ -127,16 +127,30 @@ func statFields(pid int) []string {
 	return append([]string{strings.TrimSpace(s[:open]), s[open+1 : close]}, strings.Fields(s[close+1:])...)
 }
 
-// groupPIDs lists the live processes in the process group pgid, pgid first.
+// groupPIDs lists the process group pgid for a watch: pgid first, then its
+// other live members.
 func groupPIDs(pgid int) []int {
 	pids := []int{pgid}
+	for _, p := range GroupMembers(pgid) {
+		if p != pgid {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}
+
+// GroupMembers lists the live processes (zombies are dead) in the process
+// group pgid, from /proc.
+func GroupMembers(pgid int) []int {
+	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
-		if err != nil || p == pgid {
+		if err != nil {
 			continue
 		}
-		if f := statFields(p); len(f) > 4 && f[4] == strconv.Itoa(pgid) {
+		// Fields: pid, comm, state, ppid, pgrp.
+		if f := statFields(p); len(f) > 4 && f[2] != "Z" && f[2] != "X" && f[4] == strconv.Itoa(pgid) {
 			pids = append(pids, p)
 		}
 	}

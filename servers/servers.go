@@ -271,29 +271,10 @@ func (p *Process) Stop() error {
 // groupAlive reports whether a process other than a zombie is left in the
 // process group pgid (a zombie is dead, and its reaping is its parent's).
 func groupAlive(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		return syscall.Kill(-pgid, 0) == nil
 	}
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the command's closing parenthesis: state, ppid, pgrp.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
+	return len(ops.GroupMembers(pgid)) > 0
 }
 
 // Exited reports whether the server has exited.
