@@ -85,18 +85,7 @@ func TestFileOpsOnAReadOnlyDir(t *testing.T) {
 // TestFileOpsDoNotFollowASymlinkOut: a file of the op's name that is a
 // symlink leading out of dir is refused, and its target is untouched.
 func TestFileOpsDoNotFollowASymlinkOut(t *testing.T) {
-	parent := t.TempDir()
-	dir := filepath.Join(parent, "inner")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(parent, "outside.txt")
-	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
+	dir, outside := symlinkOut(t, "link")
 	for _, set := range []param.Values{
 		{"dir": dir, "name": "link"},
 		{"dir": dir, "name": "link", "atomic": true},
@@ -149,18 +138,7 @@ func TestFileNamesWithOddBytes(t *testing.T) {
 // atomic write is a name in dir too; a symlink there leading out of dir
 // must not be written through.
 func TestAtomicWriteDoesNotFollowASymlinkedTemp(t *testing.T) {
-	parent := t.TempDir()
-	dir := filepath.Join(parent, "inner")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(parent, "outside.txt")
-	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, ".specrun-file.dat.tmp")); err != nil {
-		t.Fatal(err)
-	}
+	dir, outside := symlinkOut(t, ".specrun-file.dat.tmp")
 	op, err := newOp("file.write", param.Values{"dir": dir, "atomic": true, "size": int64(100)}, nil)
 	if err == nil {
 		op.Run(context.Background(), 1)
@@ -169,4 +147,23 @@ func TestAtomicWriteDoesNotFollowASymlinkedTemp(t *testing.T) {
 	if got, _ := os.ReadFile(outside); string(got) != "precious" {
 		t.Errorf("the file outside dir now holds %q", got)
 	}
+}
+
+// symlinkOut makes a dir holding a symlink called name that leads out of it,
+// to a file holding "precious".
+func symlinkOut(t *testing.T, name string) (dir, outside string) {
+	t.Helper()
+	parent := t.TempDir()
+	dir = filepath.Join(parent, "inner")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside = filepath.Join(parent, "outside.txt")
+	if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, outside
 }
