@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/param"
 )
 
@@ -32,13 +33,9 @@ type Sample struct {
 	Metrics map[string]float64
 }
 
-// Metric describes one op-specific figure.
-type Metric struct {
-	Name           string
-	Unit           string // "ns", "bytes", "requests/s", "count"
-	Doc            string
-	HigherIsBetter bool
-}
+// Metric describes one op-specific figure; ops declare theirs beside the
+// standard metrics that metric.Standard declares.
+type Metric = metric.Metric
 
 // Env is what the harness lends an op while it is prepared and run.
 type Env interface {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/specrun/specrun/metric"
 )
 
 // CompareOptions adjusts Compare. The zero value compares ns_per_op at
@@ -18,9 +20,9 @@ import (
 type CompareOptions struct {
 	Metric string  // "ns_per_op" by default; any metric of Instances
 	Alpha  float64 // significance level of the U-test; 0 means 0.05
-	// Better says which direction is better for an op's metric, when the
-	// op declares it; nil, or known = false, falls back to the metric's name.
-	Better func(op, metric string) (higher, known bool)
+	// Metrics declares the ops' own metrics, and so which direction is
+	// better and the unit; nil knows only the standard metrics.
+	Metrics metric.Catalog
 }
 
 // Comparison is several results side by side: one row per benchmark
@@ -29,7 +31,8 @@ type CompareOptions struct {
 // runs (benchstat's test: benchmath.AssumeNothing).
 type Comparison struct {
 	Metric string   `json:"metric"`
-	Better string   `json:"better"` // "lower", "higher", or "" when unknown
+	Better string   `json:"better"` // "lower", "higher", or "" when no op declares the metric
+	Unit   string   `json:"unit,omitempty"`
 	Alpha  float64  `json:"alpha"`
 	Labels []string `json:"labels"`
 	// Differences are environment fields that differ between the results
@@ -73,7 +76,7 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: need at least two results, have %d", len(rs))
 	}
 	if opt.Metric == "" {
-		opt.Metric = "ns_per_op"
+		opt.Metric = metric.NsPerOp
 	}
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
@@ -115,15 +118,15 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 			cell := metricCell(b, opt.Metric)
 			found = found || cell.Error == ""
 			c.Rows[index[b.Name]].Cells[ri] = cell
-			if c.Better == "" {
-				c.Better = better(b.Op, opt)
+			if m, ok := opt.Metrics.Lookup(b.Op, opt.Metric); ok && c.Better == "" {
+				c.Better, c.Unit = m.Better(), m.Unit
 			}
 		}
 	}
 	if !found {
 		return nil, fmt.Errorf("compare: no benchmark in these results has the metric %q", opt.Metric)
 	}
-	if opt.Metric != "ns_per_op" {
+	if opt.Metric != metric.NsPerOp {
 		// Only some ops report other metrics; rows of the rest would be noise.
 		rows := c.Rows[:0]
 		for _, row := range c.Rows {
@@ -188,34 +191,6 @@ func delta(old, new *CompareCell, t *benchmath.Thresholds) Delta {
 		d.Warnings = append(d.Warnings, w.Error())
 	}
 	return d
-}
-
-// better names the better direction of a metric: the op's declaration if
-// it has one, else what the name says (rates are better higher; times,
-// sizes and counts of failures lower).
-func better(op string, opt CompareOptions) string {
-	if opt.Better != nil {
-		if higher, known := opt.Better(op, opt.Metric); known {
-			if higher {
-				return "higher"
-			}
-			return "lower"
-		}
-	}
-	m := opt.Metric
-	switch {
-	case isRate(m):
-		return "higher"
-	case m == "ns_per_op" || strings.HasSuffix(m, "_ns") || strings.HasSuffix(m, "_bytes") ||
-		strings.HasSuffix(m, "_per_op") || strings.HasPrefix(m, "failed"):
-		return "lower"
-	}
-	return ""
-}
-
-// isRate reports whether a metric is a rate per second, which is better higher.
-func isRate(metric string) bool {
-	return strings.HasSuffix(metric, "_per_sec") || strings.HasSuffix(metric, "_per_s")
 }
 
 // envDifferences lists the environment fields whose known values differ
@@ -358,7 +333,7 @@ func (c *Comparison) direction(r float64) string {
 		return ""
 	}
 	up := r > 1
-	if c.Metric == "ns_per_op" {
+	if c.Metric == metric.NsPerOp {
 		if up {
 			return "slower"
 		}
@@ -372,10 +347,10 @@ func (c *Comparison) direction(r float64) string {
 
 // figure renders a value of the compared metric.
 func (c *Comparison) figure(v float64) string {
-	switch {
-	case c.Metric == "ns_per_op" || strings.HasSuffix(c.Metric, "_ns"):
+	switch c.Unit {
+	case "ns":
 		return humanNs(v)
-	case strings.HasSuffix(c.Metric, "_bytes"):
+	case "bytes":
 		return humanBytes(v)
 	}
 	return number(v)
@@ -445,7 +420,7 @@ func (c *Comparison) WriteSVG(w io.Writer) error {
 		XLabel: c.Metric + " (log scale)",
 		Format: c.figure,
 	}
-	if c.Metric == "ns_per_op" {
+	if c.Metric == metric.NsPerOp {
 		ch.XLabel = "time per op (log scale)"
 	}
 	for _, row := range c.Rows {

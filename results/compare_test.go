@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/specrun/specrun/metric"
 )
 
 func leopard(t *testing.T) *Result {
@@ -38,7 +40,7 @@ func TestCompareGolden(t *testing.T) {
 		golden(t, "compare-tiger-leopard"+f.ext, buf.Bytes())
 	}
 
-	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "requests_per_sec"})
+	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "requests_per_sec", Metrics: testMetrics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestCompareGolden(t *testing.T) {
 	}
 	golden(t, "compare-requests.md", buf.Bytes())
 
-	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "max_rss_bytes"})
+	c, err = Compare([]*Result{tiger(t), leopard(t)}, CompareOptions{Metric: "max_rss_bytes", Metrics: testMetrics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,17 +116,31 @@ func TestCompareRows(t *testing.T) {
 	}
 }
 
+// testMetrics declares op metrics as the op catalog does for the http op.
+var testMetrics = metric.Catalog(func(op string) []metric.Metric {
+	if op != "http" {
+		return nil
+	}
+	return []metric.Metric{
+		{Name: "requests_per_sec", Unit: "requests/s", HigherIsBetter: true},
+		{Name: "failed_requests", Unit: "count"},
+		{Name: "max_rss_bytes", Unit: "bytes"},
+		{Name: "custom_score", Unit: "points", HigherIsBetter: true},
+	}
+})
+
 func TestCompareDirection(t *testing.T) {
-	higher := func(op, metric string) (bool, bool) { return metric == "custom_score", op == "http" }
 	for _, tt := range []struct {
-		metric string
-		better func(string, string) (bool, bool)
-		want   string
+		metric  string
+		metrics metric.Catalog
+		want    string
 	}{
 		{"ns_per_op", nil, "lower"},
-		{"requests_per_sec", nil, "higher"},
-		{"max_rss_bytes", nil, "lower"},
-		{"custom_score", higher, "higher"},
+		{"ops_per_sec", nil, "higher"},
+		{"requests_per_sec", testMetrics, "higher"},
+		{"requests_per_sec", nil, ""},
+		{"failed_requests", testMetrics, "lower"},
+		{"custom_score", testMetrics, "higher"},
 		{"custom_score", nil, ""},
 	} {
 		r1, r2 := tiger(t), leopard(t)
@@ -139,7 +155,7 @@ func TestCompareDirection(t *testing.T) {
 				}
 			}
 		}
-		c, err := Compare([]*Result{r1, r2}, CompareOptions{Metric: tt.metric, Better: tt.better})
+		c, err := Compare([]*Result{r1, r2}, CompareOptions{Metric: tt.metric, Metrics: tt.metrics})
 		if err != nil {
 			t.Fatal(err)
 		}

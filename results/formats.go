@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/specrun/specrun/metric"
 )
 
 // Formats lists the report formats by name, as `--format` takes them.
@@ -12,8 +14,9 @@ var Formats = []string{"md", "json", "csv", "svg", "gobench"}
 
 // Format returns the reporter for a format name: md (the classic table),
 // json (the result itself), csv, svg (a bar chart) or gobench (the Go
-// benchmark format that benchstat reads).
-func Format(name string) (Reporter, error) {
+// benchmark format that benchstat reads). metrics declares the ops' own
+// metrics, for the formats that say which direction is better.
+func Format(name string, metrics metric.Catalog) (Reporter, error) {
 	switch name {
 	case "md", "markdown":
 		return Markdown{}, nil
@@ -24,7 +27,7 @@ func Format(name string) (Reporter, error) {
 	case "svg":
 		return SVG{}, nil
 	case "gobench":
-		return GoBench{}, nil
+		return GoBench{Metrics: metrics}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats, ", "))
 }

@@ -40,14 +40,14 @@ func render(t *testing.T, rep Reporter, r *Result) []byte {
 func TestFormatGolden(t *testing.T) {
 	for _, name := range Formats {
 		t.Run(name, func(t *testing.T) {
-			rep, err := Format(name)
+			rep, err := Format(name, testMetrics)
 			if err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "report-tiger"+Extension(name), render(t, rep, ByTime(tiger(t))))
 		})
 	}
-	if _, err := Format("html"); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, gobench") {
+	if _, err := Format("html", nil); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, gobench") {
 		t.Errorf("Format(html) = %v, want an error listing the formats", err)
 	}
 }
@@ -181,7 +181,7 @@ func TestSVGOneBarPerBenchmark(t *testing.T) {
 // configuration lines, every metric as a unit, and nothing it rejects.
 func TestGoBenchParses(t *testing.T) {
 	r := tiger(t)
-	out := render(t, GoBench{}, r)
+	out := render(t, GoBench{Metrics: testMetrics}, r)
 	br := benchfmt.NewReader(bytes.NewReader(out), "tiger.txt")
 	type key struct{ name string }
 	got := map[string][]float64{}
@@ -274,7 +274,7 @@ func FuzzReport(f *testing.F) {
 			return
 		}
 		for _, name := range Formats {
-			rep, _ := Format(name)
+			rep, _ := Format(name, testMetrics)
 			rep.Report(io.Discard, r)
 			rep.Report(io.Discard, ByTime(r))
 		}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/specrun/specrun/metric"
 )
 
 // GoBench renders a result in the Go benchmark format, so that benchstat
@@ -24,15 +26,18 @@ import (
 // Beside ns/op, each run's op metrics follow as value-unit pairs. A metric
 // named X_per_Y becomes unit X/Y ("allocs_per_op" -> "allocs/op"), "bytes"
 // becomes "B" ("bytes_per_op" -> "B/op"), other underscores become "-"
-// ("max_rss_bytes" -> "max-rss-B"). Units measured per second are declared
-// better=higher with a Unit line. A failed benchmark is a "--- FAIL:" line,
-// as go test writes it, which benchfmt skips.
-type GoBench struct{}
+// ("max_rss_bytes" -> "max-rss-B"). Units of metrics declared better higher
+// (metric.Metric.HigherIsBetter) get a "better=higher" Unit line. A failed
+// benchmark is a "--- FAIL:" line, as go test writes it, which benchfmt skips.
+type GoBench struct {
+	// Metrics declares the ops' own metrics; nil knows only the standard ones.
+	Metrics metric.Catalog
+}
 
 var _ Reporter = GoBench{}
 
 // Report writes the benchmark lines.
-func (GoBench) Report(w io.Writer, r *Result) error {
+func (g GoBench) Report(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	env := r.Environment
 	config := [][2]string{
@@ -49,9 +54,9 @@ func (GoBench) Report(w io.Writer, r *Result) error {
 	higher := map[string]bool{}
 	for _, b := range r.Benchmarks {
 		for _, run := range b.Runs {
-			for m := range run.Metrics {
-				if isRate(m) {
-					higher[goBenchUnit(m)] = true
+			for name := range run.Metrics {
+				if m, ok := g.Metrics.Lookup(b.Op, name); ok && m.HigherIsBetter {
+					higher[goBenchUnit(name)] = true
 				}
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/specrun/specrun/metric"
 )
 
 // Expectation is an assert block as results sees it: bounds, and its value
@@ -267,19 +269,18 @@ func Instances(r *Result) map[string]map[string]float64 {
 
 // instanceRuns returns one metrics map per run of b.
 func instanceRuns(b *Benchmark) []map[string]float64 {
-	size, hasSize := paramNumber(b.Params["size"])
+	size, _ := paramNumber(b.Params["size"])
 	runs := make([]map[string]float64, 0, len(b.Runs))
 	for _, run := range b.Runs {
 		m := make(map[string]float64, len(run.Metrics)+3)
-		m["ns_per_op"] = run.NsPerOp
-		if run.NsPerOp > 0 {
-			m["ops_per_sec"] = 1e9 / run.NsPerOp
-			if hasSize {
-				m["bytes_per_sec"] = size * 1e9 / run.NsPerOp
-			}
+		m[metric.NsPerOp] = run.NsPerOp
+		if _, recorded := run.Metrics[metric.OpsPerSec]; !recorded {
+			// A run recorded without its rates (written by hand, or
+			// before the runner recorded them) gets them as the runner does.
+			metric.Derive(m, run.NsPerOp, size)
 		}
 		for k, v := range run.Metrics {
-			m[k] = v // an op's own figure wins over the derived one
+			m[k] = v
 		}
 		runs = append(runs, m)
 	}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/param"
 	"github.com/specrun/specrun/results"
@@ -411,16 +412,11 @@ func (r *runner) timedRun(in *instance) error {
 		TotalNs:    t.elapsed.Nanoseconds(),
 		NsPerOp:    float64(t.elapsed.Nanoseconds()) / float64(t.n),
 		Metrics: map[string]float64{
-			"bytes_per_op":  float64(t.bytes) / float64(t.n),
-			"allocs_per_op": float64(t.allocs) / float64(t.n),
+			metric.BytesPerOp:  float64(t.bytes) / float64(t.n),
+			metric.AllocsPerOp: float64(t.allocs) / float64(t.n),
 		},
 	}
-	if sec := t.elapsed.Seconds(); sec > 0 {
-		run.Metrics["ops_per_sec"] = float64(t.n) / sec
-		if size := in.b.Params.Size("size"); size > 0 {
-			run.Metrics["bytes_per_sec"] = float64(size) * float64(t.n) / sec
-		}
-	}
+	metric.Derive(run.Metrics, run.NsPerOp, float64(in.b.Params.Size("size")))
 	// The op knows its figures best: an http op's bytes_per_sec is the
 	// transfer rate, not size times requests.
 	for name, v := range t.sample.Metrics {

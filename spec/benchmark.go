@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
 )
 
@@ -17,11 +18,6 @@ var benchmarkAttrs = []hcl.AttributeSchema{
 	{Name: "op", Required: true}, {Name: "label"}, {Name: "iterations"}, {Name: "repeat"},
 	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"}, {Name: "interleave"},
 }
-
-// StandardMetrics are the metrics the harness (runner) records for every
-// op, beside the op's own (ops.Def.Metrics); asserts may read any of them.
-// bytes_per_sec is recorded for ops with a size parameter.
-var StandardMetrics = []string{"ns_per_op", "ops_per_sec", "bytes_per_sec", "bytes_per_op", "allocs_per_op"}
 
 // axis is one matrix key with all its values.
 type axis struct {
@@ -76,7 +72,7 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 		return
 	}
 	info.matrix = len(axes) > 0
-	info.metrics = append(append([]string{}, StandardMetrics...), metricNames(def)...)
+	info.metrics = metricNames(def)
 
 	total := 1
 	for _, a := range axes {
@@ -151,9 +147,11 @@ func isBenchmarkAttr(name string) bool {
 	return name == "matrix"
 }
 
+// metricNames lists the metrics an instance of def records, which asserts
+// may read: the standard ones (metric.Standard), then the op's own.
 func metricNames(def *ops.Def) []string {
 	var names []string
-	for _, m := range def.Metrics {
+	for _, m := range append(append([]ops.Metric{}, metric.Standard...), def.Metrics...) {
 		names = append(names, m.Name)
 	}
 	return names

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/results"
 )
@@ -52,7 +53,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		rs = append(rs, r)
 	}
-	c, err := results.Compare(rs, results.CompareOptions{Metric: *metric, Alpha: *alpha, Better: opMetricBetter})
+	c, err := results.Compare(rs, results.CompareOptions{Metric: *metric, Alpha: *alpha, Metrics: opMetrics})
 	if err != nil {
 		fmt.Fprintf(stderr, "specrun %v\n", err)
 		return exitUsage
@@ -70,16 +71,10 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// opMetricBetter is the direction an op declares for one of its metrics.
-func opMetricBetter(op, metric string) (higher, known bool) {
-	d, ok := ops.Lookup(op)
-	if !ok {
-		return false, false
+// opMetrics is the catalog's declaration of an op's own metrics.
+func opMetrics(op string) []metric.Metric {
+	if d, ok := ops.Lookup(op); ok {
+		return d.Metrics
 	}
-	for _, m := range d.Metrics {
-		if m.Name == metric {
-			return m.HigherIsBetter, true
-		}
-	}
-	return false, false
+	return nil
 }

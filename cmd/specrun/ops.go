@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/param"
 	"github.com/specrun/specrun/spec"
@@ -91,19 +92,11 @@ func describeOp(w io.Writer, d *ops.Def) {
 	fmt.Fprintf(w, "\nMetrics:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  NAME\tUNIT\tBETTER\tDESCRIPTION\n")
-	fmt.Fprintf(tw, "  ns_per_op\tns\tlower\twall time of a run over its iterations\n")
-	fmt.Fprintf(tw, "  ops_per_sec\tops/s\thigher\titerations per second\n")
-	if _, ok := d.Param("size"); ok {
-		fmt.Fprintf(tw, "  bytes_per_sec\tbytes/s\thigher\tsize times iterations per second\n")
-	}
-	fmt.Fprintf(tw, "  bytes_per_op\tbytes\tlower\theap bytes allocated per iteration\n")
-	fmt.Fprintf(tw, "  allocs_per_op\tcount\tlower\theap allocations per iteration\n")
-	for _, m := range d.Metrics {
-		better := "lower"
-		if m.HigherIsBetter {
-			better = "higher"
+	for _, m := range append(append([]ops.Metric{}, metric.Standard...), d.Metrics...) {
+		if _, ok := d.Param(m.Needs); m.Needs != "" && !ok {
+			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Name, orDash(m.Unit), better, m.Doc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Name, orDash(m.Unit), m.Better(), m.Doc)
 	}
 	tw.Flush()
 }

@@ -54,7 +54,7 @@ func sortedReporter(format, sortBy string) (results.Reporter, error) {
 	if format == "md" || format == "markdown" {
 		return results.Markdown{Sort: sortBy}, nil
 	}
-	rep, err := results.Format(format)
+	rep, err := results.Format(format, opMetrics)
 	if err != nil || format == "json" || sortBy != "time" {
 		return rep, err
 	}
