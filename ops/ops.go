@@ -31,6 +31,10 @@ type Sample struct {
 	Elapsed time.Duration
 	// Metrics are op-specific figures for this run, named as in Def.Metrics.
 	Metrics map[string]float64
+	// Warnings are what makes this run less trustworthy without making it
+	// wrong (an http rate target it fell far short of); the harness records
+	// them with the result.
+	Warnings []string
 }
 
 // Metric describes one op-specific figure; ops declare theirs beside the

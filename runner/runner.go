@@ -422,6 +422,9 @@ func (r *runner) timedRun(in *instance) error {
 	for name, v := range t.sample.Metrics {
 		run.Metrics[name] = v
 	}
+	for _, w := range t.sample.Warnings {
+		r.warn(in.b.Name + ": " + w)
+	}
 	in.res.Runs = append(in.res.Runs, run)
 	return nil
 }

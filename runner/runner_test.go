@@ -352,6 +352,28 @@ func TestShortRunWarning(t *testing.T) {
 	}
 }
 
+// TestOpWarningsReachTheOutcome: what an op found doubtful about a timed
+// run (an http rate it could not reach) is a warning of the run, named
+// after its benchmark; what it said during warm-up is not.
+func TestOpWarningsReachTheOutcome(t *testing.T) {
+	clock := &fakeClock{}
+	var calls atomic.Int64
+	op := &testOp{rec: &recorder{}, clock: clock, cost: time.Millisecond,
+		hook: func(context.Context, int64) (ops.Sample, error) {
+			return ops.Sample{Warnings: []string{fmt.Sprintf("call %d fell short", calls.Add(1))}}, nil
+		}}
+	b := bench("load", 10, op)
+	b.Warmup = 5 * time.Millisecond
+	out := Run(context.Background(), plan(b), Config{now: clock.now})
+	warmups := len(op.rec.calls) - b.Repeat
+	for i := 1; i <= len(op.rec.calls); i++ {
+		w := fmt.Sprintf("load: call %d fell short", i)
+		if got, want := contains(out.Warnings, w), i > warmups; got != want {
+			t.Errorf("warning %q recorded = %v, want %v (warnings %q)", w, got, want, out.Warnings)
+		}
+	}
+}
+
 func TestDefaultEnvTempDirIsRemoved(t *testing.T) {
 	var dir string
 	b := bench("files", 1, &testOp{rec: &recorder{}})
