@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -24,8 +25,10 @@ func init() {
 		Name: "http",
 		Doc: "One run is one load phase: `requests` requests (or as many as fit in `duration`) from " +
 			"`concurrency` connections; one iteration is one request, so ns_per_op is elapsed time over " +
-			"requests (ab's \"time per request, mean, across all concurrent requests\").",
-		Classic: "ab -n 1000 -c 10",
+			"requests (ab's \"time per request, mean, across all concurrent requests\"). Connections are " +
+			"kept alive by default, as `ab -k` does; set keepalive = false for plain `ab`. A phase in which " +
+			"more than max_failures of the requests failed or got a non-2xx status is a benchmark error.",
+		Classic: "ab -k -n 1000 -c 10",
 		Params: []param.Param{
 			{Name: "url", Type: param.String, Doc: "The URL to load: any http URL, or server.NAME.url; set this or server."},
 			{Name: "server", Type: param.String, Doc: "The name of a server block to load; its base URL is joined with path."},
@@ -39,10 +42,14 @@ func init() {
 			{Name: "concurrency", Type: param.Int, Default: int64(10), Unit: "connections", Positive: true,
 				Doc: "Requests in flight at once, each on its own connection."},
 			{Name: "keepalive", Type: param.Bool, Default: true, Doc: "Reuse connections (HTTP keep-alive); false opens one per request."},
-			{Name: "timeout", Type: param.Duration, Default: 30 * time.Second, Positive: true,
-				Doc: "Per-request limit on connecting, sending and receiving; a request over it fails."},
+			{Name: "request_timeout", Type: param.Duration, Default: 30 * time.Second, Positive: true,
+				Doc: "Per-request limit on connecting, sending and receiving; a request over it fails. (The benchmark's timeout bounds the whole benchmark.)"},
 			{Name: "rate", Type: param.Number, Unit: "requests/s", Positive: true,
-				Doc: "Send at this constant rate (open model) and measure latency from each request's intended send time, correcting coordinated omission as wrk2 does."},
+				Doc: "Send at this constant rate (open model) and measure latency from each request's intended send time, correcting coordinated omission as wrk2 does. A phase that reaches less than 90% of it records a warning."},
+			{Name: "max_failures", Type: param.Number, Default: 0.01,
+				Doc: "The largest fraction of a phase's requests that may fail or get a non-2xx status (0.01 is 1%, 1 accepts any); above it the phase is a benchmark error."},
+			{Name: "variable_length", Type: param.Bool, Default: false,
+				Doc: "Accept responses whose body length differs from the first's (ab -l); otherwise each such response is a failed request, as ab counts it."},
 		},
 		Metrics: httpMetrics,
 		Iterations: func(p param.Values) int64 {
@@ -108,8 +115,10 @@ type httpOp struct {
 	duration    time.Duration
 	rate        float64
 	keepalive   bool
-	serverPID   int   // 0 when the URL is not a server block's
-	received    int64 // bytes read from the server, updated by every connection
+	maxFailures float64 // the fraction of bad requests a phase may have
+	anyLength   bool    // ab -l: a body length unlike the first response's is no failure
+	serverPID   int     // 0 when the URL is not a server block's
+	received    int64   // bytes read from the server, updated by every connection
 }
 
 func newHTTP(p param.Values, env Env) (Op, error) {
@@ -133,7 +142,18 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 		duration:    p.Duration("duration"),
 		rate:        p.Float("rate"),
 		keepalive:   !p.Has("keepalive") || p.Bool("keepalive"),
+		maxFailures: 0.01,
+		anyLength:   p.Bool("variable_length"),
 		serverPID:   pid,
+	}
+	if p.Has("max_failures") {
+		o.maxFailures = p.Float("max_failures")
+	}
+	if !(o.maxFailures >= 0 && o.maxFailures <= 1) {
+		return nil, fmt.Errorf("http: max_failures %v is not a fraction from 0 to 1 (0.01 is 1%%)", o.maxFailures)
+	}
+	if err := checkConcurrency(o.concurrency); err != nil {
+		return nil, err
 	}
 	if o.method == "" {
 		o.method = "GET"
@@ -143,7 +163,7 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	}
 	sort.Slice(o.headers, func(i, j int) bool { return o.headers[i][0] < o.headers[j][0] })
 
-	timeout := p.Duration("timeout")
+	timeout := p.Duration("request_timeout")
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -253,6 +273,7 @@ type worker struct {
 	done      int64
 	failed    int64
 	non2xx    int64
+	bad       int64 // failed or non-2xx, each request once
 	bodyBytes int64
 }
 
@@ -320,15 +341,22 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 				w.shard.mu.Unlock()
 				if err != nil {
 					w.failed++
+					w.bad++
 					continue
 				}
+				bad := false
 				if sc := resp.StatusCode(); sc < 200 || sc > 299 {
 					w.non2xx++
+					bad = true
 				}
 				bl := int64(len(resp.Body()))
 				w.bodyBytes += bl
-				if !bodyLen.CompareAndSwap(0, bl+1) && bodyLen.Load() != bl+1 {
+				if !o.anyLength && !bodyLen.CompareAndSwap(0, bl+1) && bodyLen.Load() != bl+1 {
 					w.failed++ // ab's "Length" failure
+					bad = true
+				}
+				if bad {
+					w.bad++
 				}
 			}
 		}()
@@ -346,6 +374,7 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 		total.done += w.done
 		total.failed += w.failed
 		total.non2xx += w.non2xx
+		total.bad += w.bad
 		total.bodyBytes += w.bodyBytes
 	}
 	if err := ctx.Err(); err != nil {
@@ -380,7 +409,67 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
 		m["server_max_rss_bytes"] = float64(rss)
 	}
-	return Sample{N: total.done, Elapsed: elapsed, Metrics: m}, nil
+	warnings, err := o.judge(total, elapsed)
+	if err != nil {
+		return Sample{}, err
+	}
+	return Sample{N: total.done, Elapsed: elapsed, Metrics: m, Warnings: warnings}, nil
+}
+
+// judge decides what a phase's tally says about the benchmark, as
+// hyperfine does of a non-zero exit: more bad requests than max_failures
+// allows is an error, and a rate target missed by far is a warning.
+func (o *httpOp) judge(t worker, elapsed time.Duration) ([]string, error) {
+	if t.done > 0 && float64(t.bad) > o.maxFailures*float64(t.done) {
+		return nil, fmt.Errorf("http: %d of %d requests (%.1f%%) failed or got a non-2xx status "+
+			"(%d failed, %d non-2xx), more than max_failures = %v allows",
+			t.bad, t.done, 100*float64(t.bad)/float64(t.done), t.failed, t.non2xx, o.maxFailures)
+	}
+	var warnings []string
+	if o.rate > 0 && elapsed > 0 {
+		if reached := float64(t.done) / elapsed.Seconds(); reached < 0.9*o.rate {
+			warnings = append(warnings, fmt.Sprintf("rate %.0f requests/s asked, %.0f reached (%.0f%%): "+
+				"the server or the %d connections could not keep up", o.rate, reached, 100*reached/o.rate, o.concurrency))
+		}
+	}
+	return warnings, nil
+}
+
+// connMemory is what one connection of a phase may hold: its read and
+// write buffers and its goroutine's stack.
+const connMemory = 64<<10 + 4<<10 + 8<<10
+
+// checkConcurrency refuses a concurrency that cannot be had: more sockets
+// than the open-file limit, or more buffers than the machine's free memory
+// (Go's out-of-memory is fatal and would lose the whole run).
+func checkConcurrency(c int) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && uint64(c) > lim.Cur {
+		return fmt.Errorf("http: concurrency %d needs as many sockets, over the open-file limit of %d", c, lim.Cur)
+	}
+	if avail := memAvailable(); avail > 0 && uint64(c) > avail/2/connMemory {
+		return fmt.Errorf("http: concurrency %d needs about %d MiB for its connections, over half of the %d MiB available",
+			c, uint64(c)*connMemory>>20, avail>>20)
+	}
+	return nil
+}
+
+// memAvailable is the kernel's estimate of the memory available to start
+// new work without swapping, or 0 where it cannot be read.
+func memAvailable() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscan(rest, &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
 
 // build fills in the request every worker sends.

@@ -98,7 +98,7 @@ func TestHTTPFailuresAreCounted(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(1)}, nil, 35)
+	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(1), "max_failures": 1.0}, nil, 35)
 	if got := s.Metrics["non_2xx"]; got != 7 {
 		t.Errorf("non_2xx = %v, want 7", got)
 	}
@@ -113,7 +113,8 @@ func TestHTTPFailuresAreCounted(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	s = runHTTP(t, param.Values{"url": "http://" + addr + "/", "concurrency": int64(2), "timeout": time.Second}, nil, 10)
+	s = runHTTP(t, param.Values{"url": "http://" + addr + "/", "concurrency": int64(2), "request_timeout": time.Second,
+		"max_failures": 1.0}, nil, 10)
 	if s.Metrics["failed"] != 10 || s.N != 10 {
 		t.Errorf("refused: failed = %v of N = %d, want 10 of 10", s.Metrics["failed"], s.N)
 	}
@@ -129,7 +130,8 @@ func TestHTTPServerDiesMidLoad(t *testing.T) {
 		w.Write([]byte("ok"))
 	}))
 	defer ts.Close()
-	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(2), "timeout": 2 * time.Second}, nil, 500)
+	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(2), "request_timeout": 2 * time.Second,
+		"max_failures": 1.0}, nil, 500)
 	if s.N != 500 {
 		t.Errorf("N = %d, want all 500 counted", s.N)
 	}
@@ -224,6 +226,147 @@ func TestHTTPCancel(t *testing.T) {
 	defer cancel()
 	if _, err := op.Run(ctx, 1); err == nil {
 		t.Error("cancelled phase: err = nil")
+	}
+}
+
+// TestHTTPTooManyFailuresIsAnError: a phase whose bad requests (failed
+// or non-2xx) exceed max_failures is a benchmark error, as a non-zero exit
+// is for hyperfine; at or under it the phase is a result.
+func TestHTTPTooManyFailuresIsAnError(t *testing.T) {
+	var hits atomic.Int64
+	every := func(n int64) http.HandlerFunc { // every nth request is a 404
+		return func(w http.ResponseWriter, r *http.Request) {
+			if n > 0 && hits.Add(1)%n == 0 {
+				http.NotFound(w, r)
+				return
+			}
+			w.Write([]byte("ok"))
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		every   int64
+		max     any // max_failures; nil for the default
+		wantErr string
+	}{
+		{"all 404", 1, nil, "200 of 200 requests (100.0%) failed or got a non-2xx status (0 failed, 200 non-2xx)"},
+		{"1 in 200 at the default 1%", 200, nil, ""},
+		{"1 in 50 at the default 1%", 50, nil, "4 of 200 requests (2.0%)"},
+		{"1 in 200 with none allowed", 200, 0.0, "1 of 200 requests (0.5%)"},
+		{"all 404 all allowed", 1, 1.0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hits.Store(0)
+			ts := httptest.NewServer(every(c.every))
+			defer ts.Close()
+			p := param.Values{"url": ts.URL, "concurrency": int64(1), "variable_length": true}
+			if c.max != nil {
+				p["max_failures"] = c.max
+			}
+			op, err := newHTTP(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer op.(*httpOp).Close()
+			_, err = op.Run(context.Background(), 200)
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Errorf("err = %v, want none", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Errorf("err = %v, want one saying %q", err, c.wantErr)
+			}
+		})
+	}
+	for _, bad := range []float64{-0.1, 1.5} {
+		if _, err := newHTTP(param.Values{"url": "http://127.0.0.1:1/", "max_failures": bad}, nil); err == nil {
+			t.Errorf("max_failures = %v: no error", bad)
+		}
+	}
+}
+
+// TestHTTPVariableLength: ab counts a body length unlike the first
+// response's as a failure unless -l; variable_length is -l.
+func TestHTTPVariableLength(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "page %d", hits.Add(1)) // 9 to 11 bytes
+	}))
+	defer ts.Close()
+	for _, anyLength := range []bool{false, true} {
+		hits.Store(0)
+		s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(1), "variable_length": anyLength,
+			"max_failures": 1.0}, nil, 100)
+		want := 91.0 // the 9-byte page came first; 10-99 and 100 differ
+		if anyLength {
+			want = 0
+		}
+		if got := s.Metrics["failed"]; got != want {
+			t.Errorf("variable_length = %v: failed = %v, want %v", anyLength, got, want)
+		}
+	}
+}
+
+// TestHTTPRateMissedIsAWarning: a rate target missed by far is a warning
+// of the run; one reached (within 10%) is not.
+func TestHTTPRateMissedIsAWarning(t *testing.T) {
+	o := &httpOp{rate: 1000, concurrency: 10}
+	for _, c := range []struct {
+		done int64
+		warn bool
+	}{{1000, false}, {901, false}, {899, true}, {3, true}} {
+		ws, err := o.judge(worker{done: c.done}, time.Second)
+		if err != nil || (len(ws) > 0) != c.warn {
+			t.Errorf("%d requests in 1s at rate 1000: warnings %q, err %v; want a warning: %v", c.done, ws, err, c.warn)
+		}
+	}
+	// End to end: a server that takes 2ms per request cannot be loaded at
+	// 100,000 requests/s over one connection.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * time.Millisecond)
+	}))
+	defer ts.Close()
+	s := runHTTP(t, param.Values{"url": ts.URL, "rate": 1e5, "concurrency": int64(1)}, nil, 20)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "rate 100000 requests/s asked") {
+		t.Errorf("warnings = %q, want one about the rate", s.Warnings)
+	}
+}
+
+// TestHTTPRequestTimeout: request_timeout bounds each request (the
+// benchmark's own timeout is another setting): a server that accepts and
+// never answers costs failed requests, not the phase.
+func TestHTTPRequestTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	start := time.Now()
+	s := runHTTP(t, param.Values{"url": "http://" + l.Addr().String() + "/", "concurrency": int64(1),
+		"request_timeout": 100 * time.Millisecond, "max_failures": 1.0}, nil, 3)
+	if s.Metrics["failed"] != 3 {
+		t.Errorf("failed = %v, want 3", s.Metrics["failed"])
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("3 requests that time out after 100ms took %v", d)
+	}
+}
+
+// TestHTTPConcurrencyThatCannotFit: a concurrency beyond the open-file
+// limit or the machine's memory is refused when the op is prepared, not
+// left to Go's fatal out-of-memory.
+func TestHTTPConcurrencyThatCannotFit(t *testing.T) {
+	_, err := newHTTP(param.Values{"url": "http://127.0.0.1:1/", "concurrency": int64(1e9)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "concurrency 1000000000") {
+		t.Errorf("concurrency 1e9: err = %v", err)
 	}
 }
 
