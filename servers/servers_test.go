@@ -285,7 +285,7 @@ func TestServerDiesMidLoad(t *testing.T) {
 		t.Fatal("no http op")
 	}
 	op, err := def.New(param.Values{"server": "crashy", "path": "/", "concurrency": int64(2),
-		"keepalive": true, "timeout": 2 * time.Second}, pool)
+		"keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0}, pool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestURLOfACommandServerStartsIt(t *testing.T) {
 	}
 
 	def, _ := ops.Lookup("http")
-	op, err := def.New(param.Values{"url": s.URL + "/", "concurrency": int64(1), "keepalive": true, "timeout": 2 * time.Second}, pool)
+	op, err := def.New(param.Values{"url": s.URL + "/", "concurrency": int64(1), "keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0}, pool)
 	if err != nil {
 		t.Fatal(err)
 	}
