@@ -7,6 +7,7 @@ require (
 	github.com/agext/levenshtein v1.2.1
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/prometheus/procfs v0.23.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/valyala/fasthttp v1.78.0
 	github.com/zclconf/go-cty v1.20.0

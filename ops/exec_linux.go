@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/specrun/specrun/internal/procfs"
 )
 
 // ptraceExitKill kills the tracee if specrun dies while tracing it, so an
@@ -81,7 +83,7 @@ func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		case ws.TrapCause() == syscall.PTRACE_EVENT_EXIT:
-			hwm = procHWM(pid)
+			hwm, _ = procfs.HWM(pid)
 		case ws.StopSignal() == syscall.SIGTRAP:
 			// A later exec by the child: swallow the tracer's trap.
 		default:

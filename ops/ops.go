@@ -50,6 +50,20 @@ type Env interface {
 	Server(ctx context.Context, name string) (Server, error)
 }
 
+// ServerURLScheme prefixes the URL that a spec sees for a builtin server
+// ("specrun-server://NAME"): its port is chosen when the run starts, so the
+// http op resolves the name through Env.Server at run time.
+const ServerURLScheme = "specrun-server://"
+
+// ServerLookup is implemented by an Env that knows which server block a URL
+// belongs to. A spec may load a command server through its URL
+// (`url = "${server.app.url}/health"`, which is a plain http URL) rather
+// than `server = "app"`; the http op then still starts that server and
+// measures its CPU and RSS.
+type ServerLookup interface {
+	ServerFor(url string) (name string, ok bool)
+}
+
 // ServerStopper is an Env that can stop one server before the run ends.
 type ServerStopper interface {
 	StopServer(name string) error

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specrun/specrun/internal/procfs"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/spec"
 )
@@ -274,7 +275,7 @@ func groupAlive(pgid int) bool {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		return syscall.Kill(-pgid, 0) == nil
 	}
-	return len(ops.GroupMembers(pgid)) > 0
+	return len(procfs.GroupMembers(pgid)) > 0
 }
 
 // Exited reports whether the server has exited.

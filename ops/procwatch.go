@@ -1,0 +1,98 @@
+package ops
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/specrun/specrun/internal/procfs"
+)
+
+// sampleEvery is how often a load phase samples the server's RSS: often
+// enough for a peak, rare enough to cost the client nothing measurable.
+const sampleEvery = 10 * time.Millisecond
+
+// procWatch follows a server's process group through a load phase: its CPU
+// time (user+sys, from /proc/PID/stat) and its peak RSS (the kernel's VmHWM,
+// reset at the start through clear_refs, and VmRSS samples of the group).
+type procWatch struct {
+	pids []int
+	cpu0 time.Duration
+	peak atomic.Int64
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// watchProcs starts following the process group led by pid (a server is
+// started in its own group, so a wrapper script's children count too).
+func watchProcs(pid int) *procWatch {
+	w := &procWatch{pids: groupPIDs(pid), done: make(chan struct{})}
+	for _, p := range w.pids {
+		procfs.ResetHWM(p) // where it cannot be reset, the peak is the process's whole life's
+	}
+	w.cpu0 = w.cpu()
+	w.peak.Store(w.rss())
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		t := time.NewTicker(sampleEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+				if r := w.rss(); r > w.peak.Load() {
+					w.peak.Store(r)
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// Stop ends the watch and returns the group's CPU time since the start and
+// its peak RSS in bytes.
+func (w *procWatch) Stop() (cpu time.Duration, peakRSS int64) {
+	close(w.done)
+	w.wg.Wait()
+	peak := max(w.peak.Load(), w.rss())
+	for _, p := range w.pids {
+		if hwm, err := procfs.HWM(p); err == nil {
+			peak = max(peak, hwm)
+		}
+	}
+	return max(w.cpu()-w.cpu0, 0), peak
+}
+
+func (w *procWatch) cpu() time.Duration {
+	var cpu time.Duration
+	for _, p := range w.pids {
+		if s, err := procfs.Stat(p); err == nil {
+			cpu += s.CPU()
+		}
+	}
+	return cpu
+}
+
+func (w *procWatch) rss() int64 {
+	var rss int64
+	for _, p := range w.pids {
+		if s, err := procfs.Stat(p); err == nil && s.Alive() {
+			rss += s.RSS
+		}
+	}
+	return rss
+}
+
+// groupPIDs lists the process group pgid for a watch: pgid first, then its
+// other live members.
+func groupPIDs(pgid int) []int {
+	pids := []int{pgid}
+	for _, p := range procfs.GroupMembers(pgid) {
+		if p != pgid {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}
