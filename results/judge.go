@@ -14,19 +14,27 @@ import (
 	"github.com/specrun/specrun/metric"
 )
 
-// Expectation is an assert block as results sees it: bounds, and its value
-// as a function of per-instance metrics. Cur and base map an instance name
-// ("memcpy/size=16B") to its metrics ("ns_per_op", "requests_per_sec", ...).
+// Metrics holds one figure per metric name per instance name:
+// m["memcpy/size=16B"]["ns_per_op"], each the median over the instance's runs.
+type Metrics map[string]map[string]float64
+
+// Ref is one figure an assertion reads: a metric of an instance of the
+// result, or of the baseline.
+type Ref struct {
+	Instance string // "memcpy/size=16B"
+	Metric   string // "requests_per_sec"; empty when the value reads the whole instance
+	Baseline bool
+}
+
+// Expectation is an assert block as results sees it: bounds, the figures
+// it reads, and its value as a function of per-instance metrics.
 type Expectation struct {
 	Name        string
 	Description string
 	Min, Max    *float64
-	Refs        []string // instance names the value reads; "baseline:" prefix for the baseline's
-	Value       func(cur, base map[string]map[string]float64) (float64, error)
+	Refs        []Ref
+	Value       func(cur, base Metrics) (float64, error)
 }
-
-// BaselinePrefix marks an Expectation ref that names a baseline instance.
-const BaselinePrefix = "baseline:"
 
 // Resamples is how many bootstrap resamples Judge draws per assertion.
 const Resamples = 2000
@@ -46,7 +54,7 @@ func Judge(exps []Expectation, cur, base *Result) []Assertion {
 }
 
 // judge is Judge for one expectation, given the medians of every instance.
-func judge(e Expectation, curMed, baseMed map[string]map[string]float64, cur, base *Result) Assertion {
+func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion {
 	a := Assertion{Name: e.Name, Description: e.Description, Min: e.Min, Max: e.Max}
 	if e.Min == nil && e.Max == nil {
 		return judgeError(a, "it has neither min nor max")
@@ -65,25 +73,25 @@ func judge(e Expectation, curMed, baseMed map[string]map[string]float64, cur, ba
 	a.Value = &v
 
 	multi := false
-	for _, r := range refs {
-		multi = multi || len(r.runs) > 1
+	for _, in := range refs.instances {
+		multi = multi || len(in.runs) > 1
 	}
 	if !multi {
 		// Nothing to resample: the point value decides, and says so.
 		a.Verdict = verdict(v, v, e.Min, e.Max)
 		a.Message = "one run per benchmark: the point value decides"
-		if len(refs) == 0 {
+		if len(refs.instances) == 0 {
 			a.Message = "the value reads no benchmark: the point value decides"
 		}
 		if a.Verdict == Fail {
-			a.Message += "; " + moved(refs, curMed, baseMed)
+			a.Message += "; " + moved(refs.reads, curMed, baseMed)
 		}
 		return a
 	}
 
 	// A few non-finite resamples (a zero that only some runs report) are
 	// left out; more than 2.5% of them would move the interval's ends.
-	lo, hi, bad := bootstrap(e, refs, curMed, baseMed)
+	lo, hi, bad := bootstrap(e, refs.instances, curMed, baseMed)
 	if bad > Resamples/40 {
 		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", bad, Resamples)
 	}
@@ -91,57 +99,70 @@ func judge(e Expectation, curMed, baseMed map[string]map[string]float64, cur, ba
 	a.Verdict = verdict(lo, hi, e.Min, e.Max)
 	switch a.Verdict {
 	case Fail:
-		a.Message = moved(refs, curMed, baseMed)
+		a.Message = moved(refs.reads, curMed, baseMed)
 	case Inconclusive:
 		a.Message = "the 95% interval straddles a bound: rerun with more repeats to decide"
 	}
 	return a
 }
 
-// judgeRef is one instance an expectation reads, with its runs' metrics.
-type judgeRef struct {
-	name     string // as in Expectation.Refs
-	instance string // without the baseline prefix
+// judgeRefs are what an expectation reads: each instance once, with its
+// runs' metrics, and each figure once, its metric ns_per_op when the value
+// reads the whole instance.
+type judgeRefs struct {
+	instances []judgeInstance
+	reads     []Ref
+}
+
+// judgeInstance is one instance an expectation reads, with its runs' metrics.
+type judgeInstance struct {
+	name     string
 	baseline bool
 	runs     []map[string]float64
 }
 
 // resolveRefs finds every referenced instance, or says which one cannot be used.
-func resolveRefs(names []string, cur, base *Result) ([]judgeRef, error) {
-	var refs []judgeRef
-	seen := map[string]bool{}
-	for _, name := range names {
-		if seen[name] {
+func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
+	var out judgeRefs
+	seen := map[Ref]bool{}
+	for _, ref := range refs {
+		if ref.Metric == "" {
+			ref.Metric = metric.NsPerOp
+		}
+		if seen[ref] {
 			continue
 		}
-		seen[name] = true
-		r := judgeRef{name: name, instance: name}
+		seen[ref] = true
+		out.reads = append(out.reads, ref)
+		instance := Ref{Instance: ref.Instance, Baseline: ref.Baseline}
+		if seen[instance] {
+			continue
+		}
+		seen[instance] = true
 		from, what := cur, "benchmark"
-		if strings.HasPrefix(name, BaselinePrefix) {
-			r.instance, r.baseline = strings.TrimPrefix(name, BaselinePrefix), true
+		if ref.Baseline {
 			from, what = base, "baseline"
 			if base == nil {
-				return nil, fmt.Errorf("it reads baseline %s but no baseline was given (--baseline FILE)", r.instance)
+				return judgeRefs{}, fmt.Errorf("it reads baseline %s but no baseline was given (--baseline FILE)", ref.Instance)
 			}
 		}
-		b := findBenchmark(from, r.instance)
+		b := findBenchmark(from, ref.Instance)
 		switch {
 		case b == nil:
-			return nil, fmt.Errorf("%s %s is not in the result", what, r.instance)
+			return judgeRefs{}, fmt.Errorf("%s %s is not in the result", what, ref.Instance)
 		case b.Error != "":
-			return nil, fmt.Errorf("%s %s failed: %s", what, r.instance, b.Error)
+			return judgeRefs{}, fmt.Errorf("%s %s failed: %s", what, ref.Instance, b.Error)
 		case len(b.Runs) == 0:
-			return nil, fmt.Errorf("%s %s has no runs", what, r.instance)
+			return judgeRefs{}, fmt.Errorf("%s %s has no runs", what, ref.Instance)
 		}
-		r.runs = instanceRuns(b)
-		refs = append(refs, r)
+		out.instances = append(out.instances, judgeInstance{name: ref.Instance, baseline: ref.Baseline, runs: instanceRuns(b)})
 	}
-	return refs, nil
+	return out, nil
 }
 
 // bootstrap resamples the runs of every ref and returns the 2.5th and
 // 97.5th percentiles of the value, and how many resamples were not finite.
-func bootstrap(e Expectation, refs []judgeRef, curMed, baseMed map[string]map[string]float64) (lo, hi float64, bad int) {
+func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) (lo, hi float64, bad int) {
 	h := fnv.New64a()
 	io.WriteString(h, e.Name)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
@@ -158,9 +179,9 @@ func bootstrap(e Expectation, refs []judgeRef, curMed, baseMed map[string]map[st
 				picked = append(picked, r.runs[rng.IntN(len(r.runs))])
 			}
 			if r.baseline {
-				base[r.instance] = medianRuns(picked)
+				base[r.name] = medianRuns(picked)
 			} else {
-				cur[r.instance] = medianRuns(picked)
+				cur[r.name] = medianRuns(picked)
 			}
 		}
 		v, err := e.Value(cur, base)
@@ -188,38 +209,38 @@ func verdict(lo, hi float64, min, max *float64) Verdict {
 	return Pass
 }
 
-// moved explains a failure: the referenced instance that changed most
-// against the baseline, or, without one, the figures the value read.
-func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) string {
+// moved explains a failure in the figures the value reads: the one that
+// changed most against the baseline, or, without one, the figures read.
+func moved(reads []Ref, curMed, baseMed Metrics) string {
 	type change struct {
-		name     string
+		ref      Ref
 		old, new float64
 	}
 	var best *change
-	for _, r := range refs {
-		if r.baseline {
+	for _, r := range reads {
+		if r.Baseline {
 			continue
 		}
-		old, ok := baseMed[r.instance]["ns_per_op"]
+		old, ok := baseMed[r.Instance][r.Metric]
 		if !ok {
 			continue
 		}
-		c := change{r.instance, old, curMed[r.instance]["ns_per_op"]}
+		c := change{r, old, curMed[r.Instance][r.Metric]}
 		if best == nil || math.Abs(math.Log(c.new/c.old)) > math.Abs(math.Log(best.new/best.old)) {
 			best = &c
 		}
 	}
 	if best != nil && best.old > 0 && math.Abs(best.new/best.old-1) >= 0.005 {
-		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s ns/op)",
-			best.name, 100*(best.new/best.old-1), number(best.old), number(best.new))
+		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s)",
+			best.ref.Instance, 100*(best.new/best.old-1), number(best.old), figure(best.new, best.ref.Metric))
 	}
 	var parts []string
-	for _, r := range refs {
-		m := curMed
-		if r.baseline {
-			m = baseMed
+	for _, r := range reads {
+		m, name := curMed, r.Instance
+		if r.Baseline {
+			m, name = baseMed, "baseline:"+r.Instance
 		}
-		parts = append(parts, fmt.Sprintf("%s %s ns/op", r.name, number(m[r.instance]["ns_per_op"])))
+		parts = append(parts, name+" "+figure(m[r.Instance][r.Metric], r.Metric))
 	}
 	if len(parts) == 0 {
 		return "the value reads no benchmark"
@@ -229,6 +250,14 @@ func moved(refs []judgeRef, curMed, baseMed map[string]map[string]float64) strin
 		return "no benchmark it reads moved against the baseline; " + read
 	}
 	return read
+}
+
+// figure is a value with its metric: "5.1 ns/op", "2427 requests_per_sec".
+func figure(v float64, name string) string {
+	if name == metric.NsPerOp {
+		return number(v) + " ns/op"
+	}
+	return number(v) + " " + name
 }
 
 func judgeError(a Assertion, format string, args ...any) Assertion {
@@ -252,8 +281,8 @@ func checkFinite(v float64) error {
 // bytes_per_sec (when the op moves a "size" of bytes, or reports it) and
 // every op metric, each the median over the instance's runs. Instances that
 // failed or have no runs are left out.
-func Instances(r *Result) map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
+func Instances(r *Result) Metrics {
+	out := Metrics{}
 	if r == nil {
 		return out
 	}
@@ -337,8 +366,8 @@ func quantileSorted(sorted []float64, q float64) float64 {
 	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }
 
-func copyOuter(m map[string]map[string]float64) map[string]map[string]float64 {
-	out := make(map[string]map[string]float64, len(m))
+func copyOuter(m Metrics) Metrics {
+	out := make(Metrics, len(m))
 	for k, v := range m {
 		out[k] = v
 	}

@@ -27,8 +27,8 @@ func ptr(v float64) *float64 { return &v }
 // ratio is an expectation on cur[a].ns_per_op / cur[b].ns_per_op.
 func ratio(name, a, b string, min, max *float64) Expectation {
 	return Expectation{
-		Name: name, Min: min, Max: max, Refs: []string{a, b},
-		Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+		Name: name, Min: min, Max: max, Refs: []Ref{{Instance: a, Metric: "ns_per_op"}, {Instance: b, Metric: "ns_per_op"}},
+		Value: func(cur, _ Metrics) (float64, error) {
 			return cur[a]["ns_per_op"] / cur[b]["ns_per_op"], nil
 		},
 	}
@@ -96,20 +96,20 @@ func TestJudgeErrors(t *testing.T) {
 		msg  string
 	}{
 		{"failed_ref", ratio("x", "a", "broken", ptr(1), nil), nil, "benchmark broken failed: exec: \"nosuch\""},
-		{"baseline_missing_instance", Expectation{Name: "x", Max: ptr(1.1), Refs: []string{"b", "baseline:b"},
-			Value: func(cur, base map[string]map[string]float64) (float64, error) { return 1, nil }}, base, "baseline b is not in the result"},
-		{"no_baseline_given", Expectation{Name: "x", Max: ptr(1.1), Refs: []string{"a", "baseline:a"},
-			Value: func(cur, base map[string]map[string]float64) (float64, error) { return 1, nil }}, nil, "no baseline was given"},
-		{"division_by_zero", Expectation{Name: "x", Max: ptr(1), Refs: []string{"b", "a"},
-			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+		{"baseline_missing_instance", Expectation{Name: "x", Max: ptr(1.1), Refs: []Ref{{Instance: "b"}, {Instance: "b", Baseline: true}},
+			Value: func(cur, base Metrics) (float64, error) { return 1, nil }}, base, "baseline b is not in the result"},
+		{"no_baseline_given", Expectation{Name: "x", Max: ptr(1.1), Refs: []Ref{{Instance: "a"}, {Instance: "a", Baseline: true}},
+			Value: func(cur, base Metrics) (float64, error) { return 1, nil }}, nil, "no baseline was given"},
+		{"division_by_zero", Expectation{Name: "x", Max: ptr(1), Refs: []Ref{{Instance: "b"}, {Instance: "a"}},
+			Value: func(cur, _ Metrics) (float64, error) {
 				return cur["b"]["ns_per_op"] / cur["a"]["failed"], nil
 			}}, nil, "+Inf (a division by zero?)"},
-		{"nan", Expectation{Name: "x", Max: ptr(1), Refs: []string{"a"},
-			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+		{"nan", Expectation{Name: "x", Max: ptr(1), Refs: []Ref{{Instance: "a"}},
+			Value: func(cur, _ Metrics) (float64, error) {
 				return cur["a"]["failed"] / cur["a"]["failed"], nil
 			}}, nil, "NaN"},
-		{"value_error", Expectation{Name: "x", Max: ptr(1), Refs: []string{"a"},
-			Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+		{"value_error", Expectation{Name: "x", Max: ptr(1), Refs: []Ref{{Instance: "a"}},
+			Value: func(cur, _ Metrics) (float64, error) {
 				return 0, errors.New("unsupported attribute \"nope\"")
 			}}, nil, "unsupported attribute \"nope\""},
 		{"no_bounds", ratio("x", "a", "b", nil, nil), nil, "neither min nor max"},
@@ -133,8 +133,8 @@ func TestJudgeBaselineMoved(t *testing.T) {
 	cur := synthetic(map[string][]float64{"app/build=a": {150, 151, 149, 150}, "other": {5, 5, 5, 5}})
 	exp := Expectation{
 		Name: "at_most_10pct_slower", Max: ptr(1.1),
-		Refs: []string{"app/build=a", "other", "baseline:app/build=a", "baseline:other"},
-		Value: func(cur, base map[string]map[string]float64) (float64, error) {
+		Refs: []Ref{{Instance: "app/build=a"}, {Instance: "other"}, {Instance: "app/build=a", Baseline: true}, {Instance: "other", Baseline: true}},
+		Value: func(cur, base Metrics) (float64, error) {
 			return (cur["app/build=a"]["ns_per_op"] + cur["other"]["ns_per_op"]) /
 				(base["app/build=a"]["ns_per_op"] + base["other"]["ns_per_op"]), nil
 		},
@@ -145,6 +145,45 @@ func TestJudgeBaselineMoved(t *testing.T) {
 	}
 	if want := "app/build=a moved +50.0% against the baseline (100 -> 150 ns/op)"; a.Message != want {
 		t.Errorf("message = %q, want %q", a.Message, want)
+	}
+}
+
+// A failure is explained in the metric the assertion reads, not in ns/op.
+func TestJudgeExplainsInTheAssertionsMetric(t *testing.T) {
+	withMetric := func(r *Result, name string, vs ...float64) *Result {
+		for i, v := range vs {
+			r.Benchmarks[0].Runs[i].Metrics = map[string]float64{name: v}
+		}
+		return r
+	}
+	base := withMetric(synthetic(map[string][]float64{"api": {100, 100, 100, 100}}), "requests_per_sec", 1000, 1010, 990, 1000)
+	cur := withMetric(synthetic(map[string][]float64{"api": {100, 100, 100, 100}}), "requests_per_sec", 700, 705, 695, 700)
+	failing := withMetric(synthetic(map[string][]float64{"api": {100, 100, 100, 100}}), "failed", 3, 3, 3, 3)
+	for _, tt := range []struct {
+		name      string
+		exp       Expectation
+		cur, base *Result
+		want      string
+	}{
+		{"rate_against_baseline", Expectation{
+			Name: "throughput_kept", Min: ptr(0.9),
+			Refs: []Ref{{Instance: "api", Metric: "requests_per_sec"}, {Instance: "api", Metric: "requests_per_sec", Baseline: true}},
+			Value: func(cur, base Metrics) (float64, error) {
+				return cur["api"]["requests_per_sec"] / base["api"]["requests_per_sec"], nil
+			},
+		}, cur, base, "api moved -30.0% against the baseline (1000 -> 700 requests_per_sec)"},
+		{"count_without_baseline", Expectation{
+			Name: "no_failures", Max: ptr(0),
+			Refs:  []Ref{{Instance: "api", Metric: "failed"}},
+			Value: func(cur, _ Metrics) (float64, error) { return cur["api"]["failed"], nil },
+		}, failing, nil, "it read api 3 failed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Judge([]Expectation{tt.exp}, tt.cur, tt.base)[0]
+			if a.Verdict != Fail || a.Message != tt.want {
+				t.Errorf("verdict %s, message %q; want fail, %q", a.Verdict, a.Message, tt.want)
+			}
+		})
 	}
 }
 
@@ -174,7 +213,7 @@ func TestInstances(t *testing.T) {
 	r.Benchmarks[0].Runs[1].Metrics = map[string]float64{"allocs_per_op": 3}
 	r.Benchmarks = append(r.Benchmarks, Benchmark{Name: "broken", Error: "boom"})
 	got := Instances(r)
-	want := map[string]map[string]float64{
+	want := Metrics{
 		"memcpy/size=1KB": {"ns_per_op": 200, "ops_per_sec": 5e6, "bytes_per_sec": 1024 * 5e6, "allocs_per_op": 2},
 	}
 	approx := cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y)) })
@@ -190,8 +229,8 @@ func TestJudgeUnstableDivisor(t *testing.T) {
 	for i, x := range []float64{0, 0, 5, 5, 5} {
 		cur.Benchmarks[0].Runs[i].Metrics = map[string]float64{"failed": x}
 	}
-	exp := Expectation{Name: "per_failure", Max: ptr(10), Refs: []string{"a"},
-		Value: func(cur, _ map[string]map[string]float64) (float64, error) {
+	exp := Expectation{Name: "per_failure", Max: ptr(10), Refs: []Ref{{Instance: "a"}},
+		Value: func(cur, _ Metrics) (float64, error) {
 			return cur["a"]["ns_per_op"] / cur["a"]["failed"], nil
 		}}
 	a := Judge([]Expectation{exp}, cur, nil)[0]

@@ -13,14 +13,10 @@ func expectations(plan *spec.Plan) []results.Expectation {
 	for _, a := range plan.Asserts {
 		e := results.Expectation{Name: a.Name, Description: a.Description, Min: a.Min, Max: a.Max}
 		for _, r := range a.Refs {
-			name := r.Instance
-			if r.Baseline {
-				name = results.BaselinePrefix + name
-			}
-			e.Refs = append(e.Refs, name)
+			e.Refs = append(e.Refs, results.Ref{Instance: r.Instance, Metric: r.Metric, Baseline: r.Baseline})
 		}
-		e.Value = func(cur, base map[string]map[string]float64) (float64, error) {
-			return a.Evaluate(cur, base)
+		e.Value = func(cur, base results.Metrics) (float64, error) {
+			return a.Evaluate(spec.Metrics(cur), spec.Metrics(base))
 		}
 		exps = append(exps, e)
 	}
