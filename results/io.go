@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/specrun/specrun/internal/atomicfile"
 )
 
 // Encode writes r as indented JSON. It refuses NaN and infinite figures by
@@ -30,87 +30,14 @@ func Encode(w io.Writer, r *Result) error {
 
 // WriteFile writes r to path atomically: a reader sees the old file, no
 // file, or the whole new one, never a part. Unless overwrite is set, an
-// existing file at path is an error and is left as it was.
+// existing file at path is an error wrapping fs.ErrExist and is left as it
+// was.
 func WriteFile(path string, r *Result, overwrite bool) error {
 	var buf bytes.Buffer
 	if err := Encode(&buf, r); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, buf.Bytes(), overwrite)
-}
-
-// WriteFileAtomic writes data to path via a temporary file in the same
-// directory: write, fsync, then rename (or hard-link, when overwrite is
-// false, so that an existing file is never replaced), then fsync the
-// directory so that the new name survives a crash. On any failure the
-// temporary file is removed.
-func WriteFileAtomic(path string, data []byte, overwrite bool) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if overwrite {
-		if err = os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	} else {
-		if err = linkNew(tmp, path); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err = syncDir(dir); err != nil {
-		return fmt.Errorf("write %s: sync directory: %w", path, err)
-	}
-	return nil
-}
-
-// linkNew gives tmp the name path unless path exists. A hard link fails on
-// an existing name atomically, where a check before a rename would race;
-// on a file system without hard links it falls back to exactly that.
-func linkNew(tmp, path string) error {
-	err := os.Link(tmp, path)
-	if err == nil {
-		return os.Remove(tmp)
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w (use --force to replace it)", fs.ErrExist)
-	}
-	if _, serr := os.Lstat(path); serr == nil {
-		return fmt.Errorf("%w (use --force to replace it)", fs.ErrExist)
-	}
-	return os.Rename(tmp, path)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, buf.Bytes(), atomicfile.Options{Overwrite: overwrite})
 }
 
 // ReadFile reads a result written by WriteFile. Every error names the file.

@@ -65,8 +65,8 @@ func TestWriteFileLeavesNoTempOnFailure(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "taken"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "taken"), []byte("x"), true); err == nil {
-		t.Error("WriteFileAtomic onto a directory succeeded")
+	if err := WriteFile(filepath.Join(dir, "taken"), goldenResult(), true); err == nil {
+		t.Error("WriteFile onto a directory succeeded")
 	}
 	assertOnlyFiles(t, dir, "taken")
 }

@@ -19,8 +19,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
 	format := fs.String("format", "md", "output format: md, csv, json or svg")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
-	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`")
-	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout")
+	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
+	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
+	force := fs.Bool("force", false, "replace the -o and --svg files if they exist")
 	paths, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
@@ -58,12 +59,12 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun %v\n", err)
 		return exitUsage
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error { return write(c, w) }); err != nil {
+	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return write(c, w) }); err != nil {
 		fmt.Fprintf(stderr, "specrun compare: %v\n", err)
 		return exitUsage
 	}
 	if *svg != "" {
-		if err := writeOutput(*svg, nil, c.WriteSVG); err != nil {
+		if err := writeOutput(*svg, *force, nil, c.WriteSVG); err != nil {
 			fmt.Fprintf(stderr, "specrun compare: %v\n", err)
 			return exitUsage
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/spec"
 )
 
@@ -59,7 +60,7 @@ func fmtCmd(args []string, stdout, stderr io.Writer) int {
 		case *check:
 			fmt.Fprintln(stdout, name)
 		default:
-			if err := writeFileAtomic(name, out); err != nil {
+			if err := rewrite(name, out); err != nil {
 				fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
 				status = exitUsage
 				continue
@@ -98,35 +99,9 @@ func fmtFiles(paths []string, stderr io.Writer) ([]string, int) {
 	return files, status
 }
 
-// writeFileAtomic replaces name with data through a temporary file in the
-// same directory, keeping name's permissions, so that an interrupted fmt
+// rewrite replaces name's content atomically, keeping its permissions and
+// any symlink or hard link to it, as gofmt does, so that an interrupted fmt
 // never leaves a half-written spec.
-func writeFileAtomic(name string, data []byte) error {
-	info, err := os.Stat(name)
-	if err != nil {
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".specrun-fmt-*")
-	if err != nil {
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	if err := os.Chmod(tmp.Name(), info.Mode().Perm()); err != nil {
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("rewrite %s: %w", name, err)
-	}
-	return nil
+func rewrite(name string, data []byte) error {
+	return atomicfile.Write(name, data, atomicfile.Options{Overwrite: true, KeepMode: true})
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
+	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/results"
 )
 
@@ -16,7 +19,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		"Re-render a stored result in any report format; nothing from its spec is run.", stderr)
 	format := fs.String("format", "md", "report format: "+strings.Join(results.Formats, ", "))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
-	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout")
+	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
+	force := fs.Bool("force", false, "replace the -o file if it exists")
 	paths, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
@@ -40,7 +44,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun report: %v\n", err)
 		return exitUsage
 	}
-	if err := writeOutput(*out, stdout, func(w io.Writer) error { return rep.Report(w, r) }); err != nil {
+	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) }); err != nil {
 		fmt.Fprintf(stderr, "specrun report: %v\n", err)
 		return exitUsage
 	}
@@ -64,8 +68,9 @@ func sortedReporter(format, sortBy string) (results.Reporter, error) {
 }
 
 // writeOutput renders to path atomically, or to stdout when path is empty,
-// so that a failed render never leaves half a file behind.
-func writeOutput(path string, stdout io.Writer, render func(io.Writer) error) error {
+// so that a failed render never leaves half a file behind. An existing
+// file (a stored result, say) is replaced only with force.
+func writeOutput(path string, force bool, stdout io.Writer, render func(io.Writer) error) error {
 	if path == "" {
 		return render(stdout)
 	}
@@ -73,5 +78,9 @@ func writeOutput(path string, stdout io.Writer, render func(io.Writer) error) er
 	if err := render(&buf); err != nil {
 		return err
 	}
-	return results.WriteFileAtomic(path, buf.Bytes(), true)
+	err := atomicfile.Write(path, buf.Bytes(), atomicfile.Options{Overwrite: force})
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w (use --force to replace it)", err)
+	}
+	return err
 }
