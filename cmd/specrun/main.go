@@ -12,12 +12,13 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit codes, as DESIGN.md fixes them.
+// Exit codes, as the README and `specrun help` list them.
 const (
-	exitOK         = 0 // all benchmarks ran, no assertion failed
-	exitAssertion  = 1 // an assertion failed (or was inconclusive under --strict); fmt --check found a change
-	exitUsage      = 2 // usage or spec error: nothing ran
-	exitBenchError = 3 // a benchmark could not run; the others ran and were written
+	exitOK          = 0 // all benchmarks ran, no assertion failed
+	exitAssertion   = 1 // an assertion failed (or was inconclusive under --strict); fmt --check found a change
+	exitUsage       = 2 // usage or spec error: nothing ran
+	exitBenchError  = 3 // a benchmark could not run; the others ran and were written
+	exitWriteFailed = 4 // the benchmarks ran, but a result file could not be written (the message says where the JSON is kept)
 )
 
 type command struct {
@@ -83,6 +84,10 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "           %s\n", c.summary)
 	}
 	fmt.Fprintf(w, "\n  specrun help COMMAND   flags of one command\n  specrun --version\n")
+	fmt.Fprintf(w, "\nExit codes: 0 all ran and no assertion failed; 1 an assertion failed;\n"+
+		"2 a usage or spec error (nothing ran); 3 a benchmark could not run (the others\n"+
+		"ran and were written); 4 the benchmarks ran but a result file could not be\n"+
+		"written (the message names where the JSON is kept); 130/143 interrupted.\n")
 }
 
 // version is the module version from the build info, else "devel-" and the

@@ -3,16 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
 	"github.com/specrun/specrun/servers"
@@ -57,6 +61,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if *outDir == "" {
+		return usageError("--out is empty; give a directory")
+	}
 	cfg := runner.Config{Scale: *scale, Repeat: *repeat}
 	if *scale <= 0 {
 		return usageError("--scale must be above 0, not %v", *scale)
@@ -91,20 +98,19 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *label == "" {
 		*label, _ = os.Hostname()
 	}
+	// The output is checked before the run, so that a directory that
+	// cannot take the files is found before minutes of benchmarks rather
+	// than after.
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return usageError("--out: %v", err)
 	}
-
-	// The file names are fixed before the run, so that a clash is found
-	// before minutes of benchmarks rather than after.
+	if err := atomicfile.Probe(*outDir); err != nil {
+		return usageError("--out: cannot write result files there: %v", err)
+	}
 	started := time.Now().UTC()
-	stem := resultStem(*outDir, plan.Suite.Name, *label, started)
-	if !*force {
-		for _, ext := range []string{".json", ".md"} {
-			if _, err := os.Lstat(stem + ext); err == nil {
-				return usageError("%s%s exists (use --force to replace it)", stem, ext)
-			}
-		}
+	names := resultNames{dir: *outDir, base: resultBase(plan.Suite.Name, *label, started), force: *force}
+	if _, err := names.free(0); err != nil {
+		return usageError("--out: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,17 +146,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 
 	// The table goes to stdout even when the files cannot be written, so
-	// that the measurements are not lost with them.
-	writeErr := writeResult(r, stem, *sortBy, *force, stderr)
+	// that the measurements are not lost with them. A second signal waits
+	// for the files rather than leave a temporary one behind.
+	var writeErr error
+	signals.whileWriting(func() { writeErr = writeResult(r, names, *sortBy, stderr) })
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "specrun run: %v\n", writeErr)
 	}
 	if err := reporter.Report(stdout, r); err != nil {
-		fmt.Fprintf(stderr, "specrun run: %v\n", err)
-		return exitUsage
-	}
-	if writeErr != nil {
-		return exitUsage
+		fmt.Fprintf(stderr, "specrun run: print the table: %v\n", err)
+		writeErr = err
 	}
 
 	switch signals.received() {
@@ -158,6 +163,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitSIGINT
 	case syscall.SIGTERM:
 		return exitSIGTERM
+	}
+	if writeErr != nil {
+		return exitWriteFailed
 	}
 	return resultExit(r.Assertions, r.Benchmarks, *strict)
 }
@@ -186,32 +194,129 @@ func newResult(plan *spec.Plan, label string, env results.Environment, started, 
 	return r
 }
 
-// resultStem is <dir>/<suite>-<label>-<UTC time>, the result files' name
-// without extension.
-func resultStem(dir, suite, label string, started time.Time) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%s-%s", fileSafe(suite), fileSafe(label), started.UTC().Format("20060102T150405Z")))
+// Bounds on the parts of a result file's name, so that the name with its
+// counter and extension stays well inside the usual 255-byte limit.
+const (
+	maxSuiteInName = 100
+	maxLabelInName = 60
+)
+
+// resultBase is <suite>-<label>-<UTC time>, the result files' name without
+// counter and extension.
+func resultBase(suite, label string, started time.Time) string {
+	return fmt.Sprintf("%s-%s-%s", fileSafe(suite, maxSuiteInName), fileSafe(label, maxLabelInName), started.UTC().Format("20060102T150405Z"))
 }
 
-// writeResult writes stem.json and stem.md.
-func writeResult(r *results.Result, stem, sortBy string, force bool, stderr io.Writer) error {
-	if err := results.WriteFile(stem+".json", r, force); err != nil {
-		return err
+// resultNames picks the names of a run's .json and .md in dir. Without
+// force, a name that is taken (by an earlier run in the same second, say)
+// gets a counter, base-2, base-3, ..., rather than an error.
+type resultNames struct {
+	dir, base string
+	force     bool
+}
+
+// maxNameTries bounds the counter: beyond it something other than a busy
+// second is filling the directory.
+const maxNameTries = 1000
+
+// free is the first stem (the path without extension), from try on, whose
+// .json and .md are both free, and the try that gave it.
+func (n resultNames) free(from int) (stem string, err error) {
+	for try := from; try < maxNameTries; try++ {
+		stem = n.stem(try)
+		if n.force {
+			return stem, nil
+		}
+		taken := false
+		for _, ext := range []string{".json", ".md"} {
+			_, err := os.Lstat(stem + ext)
+			switch {
+			case err == nil:
+				taken = true
+			case !errors.Is(err, fs.ErrNotExist):
+				return "", err
+			}
+		}
+		if !taken {
+			return stem, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %d result files of this name exist already", n.stem(0), maxNameTries)
+}
+
+func (n resultNames) stem(try int) string {
+	if try == 0 {
+		return filepath.Join(n.dir, n.base)
+	}
+	return filepath.Join(n.dir, fmt.Sprintf("%s-%d", n.base, try+1))
+}
+
+// writeResult writes the result's .json and .md under the first free
+// names. When the JSON cannot be written there, it is kept in the temp dir
+// (or the current one) and the error says where.
+func writeResult(r *results.Result, names resultNames, sortBy string, stderr io.Writer) error {
+	var stem string
+	var err error
+	for try := 0; ; try++ {
+		if stem, err = names.free(try); err != nil {
+			break
+		}
+		if err = results.WriteFile(stem+".json", r, names.force); !errors.Is(err, fs.ErrExist) {
+			break // written, or failed for a reason another name would not mend
+		}
+	}
+	if err != nil {
+		if kept, kerr := keepResult(r, names.base); kerr == nil {
+			return fmt.Errorf("%w; the result is kept in %s", err, kept)
+		}
+		return fmt.Errorf("%w; the result could not be kept elsewhere either", err)
 	}
 	var md bytes.Buffer
 	if err := (results.Markdown{Sort: sortBy}).Report(&md, r); err != nil {
-		return err
+		return fmt.Errorf("wrote %s.json, but not the table: %w", stem, err)
 	}
-	if err := results.WriteFileAtomic(stem+".md", md.Bytes(), force); err != nil {
-		return err
+	if err := atomicfile.Write(stem+".md", md.Bytes(), atomicfile.Options{Overwrite: names.force}); err != nil {
+		return fmt.Errorf("wrote %s.json, but not the table: %w", stem, err)
 	}
 	fmt.Fprintf(stderr, "specrun: wrote %s.json and .md\n", stem)
 	return nil
 }
 
+// keepResult writes r to a new file in the temp dir, or failing that the
+// current directory, and returns its name.
+func keepResult(r *results.Result, base string) (string, error) {
+	var data bytes.Buffer
+	if err := results.Encode(&data, r); err != nil {
+		return "", err
+	}
+	var errs []error
+	for _, dir := range []string{os.TempDir(), "."} {
+		f, err := os.CreateTemp(dir, base+"-*.json")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_, err = f.Write(data.Bytes())
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			errs = append(errs, err)
+			continue
+		}
+		return f.Name(), nil
+	}
+	return "", errors.Join(errs...)
+}
+
 // fileSafe keeps a suite name or label from leaving the output directory
 // or confusing a shell: anything but letters, digits, '.', '_' and '-'
-// becomes '-'.
-func fileSafe(s string) string {
+// becomes '-', and it is cut to at most max bytes.
+func fileSafe(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
@@ -220,6 +325,9 @@ func fileSafe(s string) string {
 		return '-'
 	}, s)
 	s = strings.TrimLeft(s, ".")
+	if len(s) > max {
+		s = s[:max] // all ASCII by now
+	}
 	if s == "" {
 		return "unnamed"
 	}
@@ -228,16 +336,25 @@ func fileSafe(s string) string {
 
 // signalWatch turns the first SIGINT or SIGTERM into a cancellation of the
 // run, so that what finished is written; a second one kills what the run
-// started (quit) and exits at once, which the atomic writes make safe.
+// started (quit) and exits as soon as no result file is being written.
 type signalWatch struct {
-	ch    chan os.Signal
-	first chan os.Signal // holds the first signal once it came
-	done  chan struct{}
+	ch      chan os.Signal
+	first   chan os.Signal // holds the first signal once it came
+	done    chan struct{}
+	writing sync.Mutex // held while result files are written
+	exit    func(code int)
 }
 
 func watchSignals(cancel context.CancelFunc, quit func(), stderr io.Writer) *signalWatch {
-	w := &signalWatch{ch: make(chan os.Signal, 2), first: make(chan os.Signal, 1), done: make(chan struct{})}
+	w := newSignalWatch(cancel, quit, stderr, os.Exit)
 	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM)
+	return w
+}
+
+// newSignalWatch acts on the signals that arrive on its channel; exit ends
+// the process on the second.
+func newSignalWatch(cancel context.CancelFunc, quit func(), stderr io.Writer, exit func(int)) *signalWatch {
+	w := &signalWatch{ch: make(chan os.Signal, 2), first: make(chan os.Signal, 1), done: make(chan struct{}), exit: exit}
 	go func() {
 		select {
 		case sig := <-w.ch:
@@ -251,10 +368,11 @@ func watchSignals(cancel context.CancelFunc, quit func(), stderr io.Writer) *sig
 		case sig := <-w.ch:
 			fmt.Fprintf(stderr, "specrun: %v again: quitting\n", sig)
 			quit()
+			w.writing.Lock() // never exit half-way through a result file
 			if sig == syscall.SIGTERM {
-				os.Exit(exitSIGTERM)
+				w.exit(exitSIGTERM)
 			}
-			os.Exit(exitSIGINT)
+			w.exit(exitSIGINT)
 		case <-w.done:
 		}
 	}()
@@ -270,6 +388,14 @@ func (w *signalWatch) received() os.Signal {
 	default:
 		return nil
 	}
+}
+
+// whileWriting runs write, during which a second signal waits for it to
+// end before the process exits.
+func (w *signalWatch) whileWriting(write func()) {
+	w.writing.Lock()
+	defer w.writing.Unlock()
+	write()
 }
 
 func (w *signalWatch) stop() {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,4 +182,74 @@ func openFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// TestSecondSignalWaitsForWrite sends two signals while the result is
+// being written: the processes are killed at once, but the exit waits until
+// the write is through, so that no temporary file is left behind.
+func TestSecondSignalWaitsForWrite(t *testing.T) {
+	quit := make(chan struct{})
+	exited := make(chan int, 1)
+	w := newSignalWatch(func() {}, func() { close(quit) }, io.Discard, func(code int) {
+		exited <- code
+		runtime.Goexit() // as os.Exit would, end the watcher here
+	})
+	defer w.stop()
+	w.whileWriting(func() {
+		w.ch <- syscall.SIGINT
+		w.ch <- syscall.SIGINT
+		<-quit
+		// The watcher is now waiting for the write; give it every chance
+		// to exit too early.
+		for range 100 {
+			runtime.Gosched()
+		}
+		select {
+		case code := <-exited:
+			t.Errorf("exited with %d during the write", code)
+		default:
+		}
+	})
+	if code := <-exited; code != exitSIGINT {
+		t.Errorf("exit code %d, want %d", code, exitSIGINT)
+	}
+}
+
+// TestResultNames gives runs of one suite, label and second names of their
+// own, and --force the first name whatever exists.
+func TestResultNames(t *testing.T) {
+	dir := t.TempDir()
+	started := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	names := resultNames{dir: dir, base: resultBase("suite", "box", started)}
+	var got []string
+	for range 3 {
+		stem, err := names.free(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, filepath.Base(stem))
+		if err := os.WriteFile(stem+".json", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A .md alone takes the name too.
+	if err := os.WriteFile(names.stem(3)+".md", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stem, err := names.free(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, filepath.Base(stem))
+	want := []string{"suite-box-20261201T080000Z", "suite-box-20261201T080000Z-2", "suite-box-20261201T080000Z-3", "suite-box-20261201T080000Z-5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	names.force = true
+	if stem, _ := names.free(0); filepath.Base(stem) != want[0] {
+		t.Errorf("with force: %s, want %s", filepath.Base(stem), want[0])
+	}
+	if long := resultBase(strings.Repeat("s", 300), strings.Repeat("l", 300), started); len(long) > 200 {
+		t.Errorf("a 300-character suite and label give a %d-byte name", len(long))
+	}
 }
