@@ -167,3 +167,70 @@ func symlinkOut(t *testing.T, name string) (dir, outside string) {
 	}
 	return dir, outside
 }
+
+// TestFileWriteDoesNotFollowASymlinkSwappedIn: while the op runs, its file
+// is replaced again and again by a symlink leading out of dir. Iterations
+// may fail, but nothing outside dir is written.
+func TestFileWriteDoesNotFollowASymlinkSwappedIn(t *testing.T) {
+	for _, atomic := range []bool{false, true} {
+		dir, outside := symlinkOut(t, "planted")
+		op, err := newOp("file.write", param.Values{"dir": dir, "atomic": atomic}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The swaps run beside the iterations until both have done their share.
+		swapped := make(chan struct{})
+		go func() {
+			defer close(swapped)
+			for range 500 {
+				os.Symlink(outside, filepath.Join(dir, "swap"))
+				os.Rename(filepath.Join(dir, "swap"), filepath.Join(dir, "specrun-file.dat"))
+			}
+		}()
+		for done := false; !done; {
+			select {
+			case <-swapped:
+				done = true
+			default:
+				op.Run(context.Background(), 5)
+			}
+		}
+		closeOp(t, op)
+		if got, _ := os.ReadFile(outside); string(got) != "precious" {
+			t.Errorf("atomic=%v: the file outside dir now holds %q", atomic, got)
+		}
+	}
+}
+
+// TestFileOpsKeepTheirDirWhenItIsSwapped: dir is opened once; a symlink
+// put in place of dir's path during the run leads nowhere.
+func TestFileOpsKeepTheirDirWhenItIsSwapped(t *testing.T) {
+	for _, name := range []string{"file.read", "file.write"} {
+		parent := t.TempDir()
+		dir, elsewhere := filepath.Join(parent, "dir"), filepath.Join(parent, "elsewhere")
+		for _, d := range []string{dir, elsewhere} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		op, err := newOp(name, param.Values{"dir": dir}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(dir, dir+".moved"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.Run(context.Background(), 3); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		closeOp(t, op)
+		for _, d := range []string{elsewhere, dir + ".moved"} {
+			if entries, _ := os.ReadDir(d); len(entries) != 0 {
+				t.Errorf("%s: %s holds %v", name, d, entries)
+			}
+		}
+	}
+}

@@ -2,11 +2,15 @@ package ops
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/specrun/specrun/param"
 )
@@ -17,116 +21,262 @@ func fileParams(verb string) []param.Param {
 		{Name: "dir", Type: param.String, Default: "",
 			Doc: "directory to hold the file; empty means a fresh directory inside the run's temp dir, removed afterwards"},
 		{Name: "name", Type: param.String, Default: "specrun-file.dat",
-			Doc: "file name inside dir: one path element, never leaving dir"},
+			Doc: "file name inside dir: one path element, never leaving dir, and never a symlink"},
 	}
 }
 
 func init() {
 	Register(&Def{
 		Name: "file.read",
-		Doc: "One iteration opens an existing file of size bytes (written before the runs), reads " +
-			"all of it into a buffer allocated before the loop, and closes it. The page cache is warm: " +
+		Doc: "One iteration opens the file, reads its first size bytes into a buffer allocated before " +
+			"the loop, and closes it. A file of that name already in dir is read as it is and left " +
+			"untouched (it must be a regular file of at least size bytes); otherwise the op writes " +
+			"one of size bytes before the runs and removes it afterwards. The page cache is warm: " +
 			"this times the system calls and the copy, not the disk.",
 		Classic: "Read 16-byte file; Read 16MB file",
 		Params:  fileParams("read"),
+		Check:   checkFile(false),
 		New:     newFileRead,
 	})
 	writeParams := append(fileParams("written"),
 		param.Param{Name: "atomic", Type: param.Bool, Default: false,
-			Doc: "write a temporary file in dir, then rename it over the target, as an atomic save does"},
+			Doc: "write a temporary file in dir (\".NAME.RANDOM.tmp\", created exclusively), then rename it over the target, as an atomic save does"},
 		param.Param{Name: "fsync", Type: param.Bool, Default: false,
 			Doc: "fsync the file before closing (and renaming) it, so the data reaches the disk"},
 	)
 	Register(&Def{
 		Name: "file.write",
-		Doc: "One iteration creates or truncates the file (or, with atomic, a temporary file beside it), " +
-			"writes size bytes from a buffer filled before the loop, optionally fsyncs, closes it, and " +
-			"with atomic renames it over the target.",
+		Doc: "One iteration truncates the file and writes size bytes from a buffer filled before the " +
+			"loop, optionally fsyncs, and closes it; with atomic it creates a temporary file beside it " +
+			"instead, and renames that over the target. The op creates the file before the runs and " +
+			"removes it afterwards; it refuses a name that already exists in dir, so it never " +
+			"overwrites a file it did not create.",
 		Classic: "Write 16-byte file; Write 16-byte file (atomic); Write 16MB file; Write 16MB file (atomic)",
 		Params:  writeParams,
+		Check:   checkFile(true),
 		New:     newFileWrite,
 	})
 }
 
-// fileDir is the directory a file op works in and what to remove when the
-// op is closed: the whole directory when the op made it, else its own files.
+// fileDir is the directory a file op works in, held open: every open,
+// rename and remove is relative to it (openat) and refuses a symlink, so
+// no swap of dir or of a file in it during the run leads a write outside.
+// Close removes only what the op itself created: the whole directory when
+// it made it, else each file it created, if that file is still the one it
+// made.
 type fileDir struct {
-	dir     string
-	made    bool
-	created []string
+	path  string // as given, for messages
+	fd    int
+	made  bool
+	owned map[string]fileID // files the op created, by name
 }
+
+// fileID identifies a file across renames of its name.
+type fileID struct{ dev, ino uint64 }
+
+// errExists is a file op's refusal to touch a file it did not create.
+var errExists = errors.New("exists, and specrun only writes files it creates")
 
 // openFileDir resolves the dir and name parameters. The name must be a
 // single local path element, so that nothing a spec says can reach
-// outside dir; a missing or unwritable dir is an error here, before any run.
+// outside dir; a missing dir is an error here, before any run.
 func openFileDir(op string, p param.Values, env Env) (*fileDir, string, error) {
+	name, err := fileName(p)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", op, err)
+	}
+	d := &fileDir{path: p.String("dir"), owned: map[string]fileID{}}
+	if d.path == "" {
+		parent := ""
+		if env != nil {
+			parent = env.TempDir()
+		}
+		if d.path, err = os.MkdirTemp(parent, "specrun-"+op+"-*"); err != nil {
+			return nil, "", fmt.Errorf("%s: make temp dir: %w", op, err)
+		}
+		d.made = true
+	}
+	// The dir itself may be a symlink the user chose; it is resolved once.
+	d.fd, err = unix.Open(d.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if d.made {
+			os.RemoveAll(d.path)
+		}
+		return nil, "", fmt.Errorf("%s: use dir: %w", op, &os.PathError{Op: "open", Path: d.path, Err: err})
+	}
+	return d, name, nil
+}
+
+// fileName returns the name parameter, if it is one plain file name.
+func fileName(p param.Values) (string, error) {
 	name := p.String("name")
 	if name == "" || name == "." || !filepath.IsLocal(name) || filepath.Base(name) != name {
-		return nil, "", fmt.Errorf("%s: name %q must be a single file name inside dir", op, name)
+		return "", fmt.Errorf("name %q must be a single file name inside dir", name)
 	}
-	if dir := p.String("dir"); dir != "" {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: use dir: %w", op, err)
-		}
-		if !fi.IsDir() {
-			return nil, "", fmt.Errorf("%s: use dir: %s is not a directory", op, dir)
-		}
-		return &fileDir{dir: dir}, filepath.Join(dir, name), nil
-	}
-	parent := ""
-	if env != nil {
-		parent = env.TempDir()
-	}
-	dir, err := os.MkdirTemp(parent, "specrun-"+op+"-*")
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: make temp dir: %w", op, err)
-	}
-	return &fileDir{dir: dir, made: true}, filepath.Join(dir, name), nil
+	return name, nil
 }
 
 // Close removes what the op made.
 func (d *fileDir) Close() error {
-	if d.made {
-		return os.RemoveAll(d.dir)
+	if d.fd < 0 {
+		return nil
 	}
 	var errs []error
-	for _, path := range d.created {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+	if !d.made {
+		for name := range d.owned {
+			errs = append(errs, d.remove(name))
 		}
+	}
+	errs = append(errs, unix.Close(d.fd))
+	d.fd = -1
+	if d.made {
+		errs = append(errs, os.RemoveAll(d.path))
 	}
 	return errors.Join(errs...)
 }
 
-// writeFile writes path with data, remembering it for Close. It refuses
-// to replace anything but a regular file, which Close would then remove.
-func (d *fileDir) writeFile(path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file", path)
+// remove unlinks name if it is still the file the op created there.
+func (d *fileDir) remove(name string) error {
+	id, ok := d.owned[name]
+	if !ok {
+		return nil
 	}
-	d.created = append(d.created, path)
-	return os.WriteFile(path, data, 0o644)
+	delete(d.owned, name)
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return nil
+		}
+		return d.pathErr("stat", name, err)
+	}
+	if statID(&st) != id {
+		return nil // someone else's file now: not the op's to remove
+	}
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil && err != unix.ENOENT {
+		return d.pathErr("remove", name, err)
+	}
+	return nil
 }
 
-// claimTemp makes path, an atomic write's temporary, the op's own: a stale
-// regular file of that name is removed, and anything else there (a
-// symlink that could lead out of dir) is refused and left alone.
-func (d *fileDir) claimTemp(path string) error {
-	fi, err := os.Lstat(path)
+// create makes name with data, refusing any file already there, and
+// records it as the op's own.
+func (d *fileDir) create(name string, data []byte) error {
+	fd, err := d.openNew(name)
+	if err != nil {
+		return err
+	}
+	if err := writeAll(fd, data); err != nil {
+		d.abandon(fd, name)
+		return d.pathErr("write", name, err)
+	}
+	return d.pathErr("close", name, unix.Close(fd))
+}
+
+// openNew creates name exclusively, so that it is the op's own file.
+func (d *fileDir) openNew(name string) (int, error) {
+	fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err == unix.EEXIST {
+		return -1, d.pathErr("create", name, errExists)
+	}
+	if err != nil {
+		return -1, d.pathErr("create", name, err)
+	}
+	if err := d.own(fd, name); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// own records the file open as fd as the op's file called name.
+func (d *fileDir) own(fd int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return d.pathErr("stat", name, err)
+	}
+	d.owned[name] = statID(&st)
+	return nil
+}
+
+// abandon closes and removes a file the op created and could not finish.
+func (d *fileDir) abandon(fd int, name string) {
+	unix.Close(fd)
+	d.remove(name)
+}
+
+func (d *fileDir) pathErr(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &os.PathError{Op: op, Path: filepath.Join(d.path, name), Err: err}
+}
+
+func statID(st *unix.Stat_t) fileID { return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)} }
+
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// existing reports how the file name in dir stands before the op runs: a
+// regular file of the given length, or not there (ok false). Anything but
+// a regular file (a symlink, a directory, a FIFO) is an error.
+func existing(dir, name string) (size int64, ok bool, err error) {
+	fi, err := os.Lstat(filepath.Join(dir, name))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		return 0, false, nil
 	case err != nil:
-		return err
+		return 0, false, err
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s exists and is not a regular file", path)
-	default:
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("remove a stale temporary: %w", err)
-		}
+		return 0, false, fmt.Errorf("%s exists and is not a regular file", filepath.Join(dir, name))
 	}
-	d.created = append(d.created, path)
-	return nil
+	return fi.Size(), true, nil
+}
+
+// checkFile is the Check of both file ops: what a user's dir holds is
+// known when the spec is loaded.
+func checkFile(write bool) func(param.Values) []*ParamError {
+	return func(p param.Values) []*ParamError {
+		name, err := fileName(p)
+		if err != nil {
+			return []*ParamError{{Param: "name", Summary: "Invalid file name", Err: err}}
+		}
+		dir := p.String("dir")
+		if dir == "" {
+			return nil // a fresh temp dir holds nothing yet
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("%s is not a directory", dir)
+			}
+			return []*ParamError{{Param: "dir", Summary: "Cannot use dir", Err: err}}
+		}
+		size, ok, err := existing(dir, name)
+		switch {
+		case err != nil:
+			return []*ParamError{{Param: "name", Summary: "Cannot use file", Err: err}}
+		case ok && write:
+			return []*ParamError{{Param: "name", Summary: "File exists", Err: fmt.Errorf(
+				"%s already exists. file.write only writes a file it creates itself, and removes it afterwards; "+
+					"name a file that does not exist, or leave dir unset to write in a temporary directory",
+				filepath.Join(dir, name))}}
+		case ok && size < p.Size("size"):
+			return []*ParamError{{Param: "size", Summary: "File too short", Err: fmt.Errorf(
+				"%s holds %d bytes, fewer than the size of %d bytes to read each iteration",
+				filepath.Join(dir, name), size, p.Size("size"))}}
+		}
+		return nil
+	}
 }
 
 func filled(size int64) []byte {
@@ -139,24 +289,39 @@ func filled(size int64) []byte {
 
 type fileRead struct {
 	*fileDir
-	path string
+	name string
 	buf  []byte
 }
 
 func newFileRead(p param.Values, env Env) (Op, error) {
-	size := p.Size("size")
-	if size <= 0 {
-		return nil, fmt.Errorf("file.read: size must be positive, got %d", size)
-	}
-	d, path, err := openFileDir("file.read", p, env)
+	size, err := positiveSize("file.read", p)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.writeFile(path, filled(size)); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("file.read: write the file to read: %w", err)
+	d, name, err := openFileDir("file.read", p, env)
+	if err != nil {
+		return nil, err
 	}
-	return &fileRead{fileDir: d, path: path, buf: make([]byte, size)}, nil
+	// A user's file is read as it is; only a missing one is written first.
+	var st unix.Stat_t
+	switch err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == unix.ENOENT:
+		err = d.create(name, filled(size))
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("file.read: write the file to read: %w", err)
+		}
+	case err != nil:
+		d.Close()
+		return nil, fmt.Errorf("file.read: %w", d.pathErr("stat", name, err))
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		d.Close()
+		return nil, fmt.Errorf("file.read: %s exists and is not a regular file", filepath.Join(d.path, name))
+	case st.Size < size:
+		d.Close()
+		return nil, fmt.Errorf("file.read: %s holds %d bytes, fewer than size (%d)", filepath.Join(d.path, name), st.Size, size)
+	}
+	return &fileRead{fileDir: d, name: name, buf: make([]byte, size)}, nil
 }
 
 func (r *fileRead) Run(ctx context.Context, n int64) (Sample, error) {
@@ -165,7 +330,7 @@ func (r *fileRead) Run(ctx context.Context, n int64) (Sample, error) {
 		if stopped(done) {
 			return Sample{N: i}, ctx.Err()
 		}
-		if err := readWhole(r.path, r.buf); err != nil {
+		if err := r.once(); err != nil {
 			return Sample{N: i}, fmt.Errorf("file.read: %w", err)
 		}
 	}
@@ -173,96 +338,134 @@ func (r *fileRead) Run(ctx context.Context, n int64) (Sample, error) {
 	return Sample{}, nil
 }
 
-func readWhole(path string, buf []byte) error {
-	f, err := os.Open(path)
+// once reads the first len(buf) bytes of the file. O_NONBLOCK keeps a FIFO
+// swapped in for the file from blocking the open; it changes nothing for a
+// regular file.
+func (r *fileRead) once() error {
+	fd, err := unix.Openat(r.fd, r.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return r.pathErr("open", r.name, err)
 	}
-	if _, err := io.ReadFull(f, buf); err != nil {
-		f.Close()
-		return fmt.Errorf("read %s: %w", path, err)
+	for b := r.buf; len(b) > 0; {
+		n, err := unix.Read(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == nil && n == 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			unix.Close(fd)
+			return r.pathErr("read", r.name, err)
+		}
+		b = b[n:]
 	}
-	return f.Close()
+	return r.pathErr("close", r.name, unix.Close(fd))
 }
 
 type fileWrite struct {
 	*fileDir
-	path, tmp     string
+	name, tmp     string
 	atomic, fsync bool
 	data          []byte
 }
 
 func newFileWrite(p param.Values, env Env) (Op, error) {
-	size := p.Size("size")
-	if size <= 0 {
-		return nil, fmt.Errorf("file.write: size must be positive, got %d", size)
+	size, err := positiveSize("file.write", p)
+	if err != nil {
+		return nil, err
 	}
-	d, path, err := openFileDir("file.write", p, env)
+	d, name, err := openFileDir("file.write", p, env)
 	if err != nil {
 		return nil, err
 	}
 	w := &fileWrite{
 		fileDir: d,
-		path:    path,
-		tmp:     filepath.Join(d.dir, "."+filepath.Base(path)+".tmp"),
-		atomic:  p.Bool("atomic"),
-		fsync:   p.Bool("fsync"),
-		data:    filled(size),
+		name:    name,
+		// A random part no user's file has; O_EXCL refuses one anyway.
+		tmp:    "." + name + "." + randomSuffix() + ".tmp",
+		atomic: p.Bool("atomic"),
+		fsync:  p.Bool("fsync"),
+		data:   filled(size),
 	}
-	if w.atomic {
-		if err := d.claimTemp(w.tmp); err != nil {
-			d.Close()
-			return nil, fmt.Errorf("file.write: %w", err)
-		}
-	}
-	// One write now finds an unwritable dir before any run, and gives the
-	// non-atomic iterations an existing file to truncate, as later ones see.
-	if err := d.writeFile(path, w.data); err != nil {
+	// Creating the target now refuses a user's file, finds an unwritable
+	// dir before any run, and gives the plain iterations a file to truncate.
+	if err := d.create(name, w.data); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("file.write: %w", err)
 	}
 	return w, nil
 }
 
+func randomSuffix() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 func (w *fileWrite) Run(ctx context.Context, n int64) (Sample, error) {
 	done := ctx.Done()
-	for i := int64(0); i < n; i++ {
+	var i int64
+	var err error
+	for ; i < n; i++ {
 		if stopped(done) {
-			return Sample{N: i}, ctx.Err()
+			err = ctx.Err()
+			break
 		}
-		if err := w.once(); err != nil {
-			return Sample{N: i}, fmt.Errorf("file.write: %w", err)
+		if err = w.once(); err != nil {
+			err = fmt.Errorf("file.write: %w", err)
+			break
 		}
+	}
+	if w.atomic && i > 0 {
+		// The target is now the last temporary renamed over it: one stat
+		// per run, outside the iterations, keeps it the op's own to remove.
+		var st unix.Stat_t
+		if serr := unix.Fstatat(w.fd, w.name, &st, unix.AT_SYMLINK_NOFOLLOW); serr == nil {
+			w.owned[w.name] = statID(&st)
+		}
+	}
+	if err != nil {
+		return Sample{N: i}, err
 	}
 	return Sample{}, nil
 }
 
+// once is one iteration. The plain write truncates the op's own file; the
+// atomic one creates its temporary afresh each time (the last iteration
+// renamed it away), and removes it if any step fails.
 func (w *fileWrite) once() error {
-	target, flags := w.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC
+	name, flags := w.name, unix.O_WRONLY|unix.O_TRUNC
 	if w.atomic {
-		// The last iteration renamed the temporary away, so it is created
-		// afresh; O_EXCL also refuses a symlink planted in its place.
-		target, flags = w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL
+		name, flags = w.tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL
 	}
-	f, err := os.OpenFile(target, flags, 0o644)
+	fd, err := unix.Openat(w.fd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
-		return err
+		return w.pathErr("open", name, err)
 	}
-	if _, err := f.Write(w.data); err != nil {
-		f.Close()
-		return err
+	fail := func(op string, err error) error {
+		unix.Close(fd)
+		if w.atomic {
+			unix.Unlinkat(w.fd, w.tmp, 0)
+		}
+		return w.pathErr(op, name, err)
+	}
+	if err := writeAll(fd, w.data); err != nil {
+		return fail("write", err)
 	}
 	if w.fsync {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
+		if err := unix.Fsync(fd); err != nil {
+			return fail("fsync", err)
 		}
 	}
-	if err := f.Close(); err != nil {
-		return err
+	if err := unix.Close(fd); err != nil {
+		return fail("close", err)
 	}
 	if w.atomic {
-		return os.Rename(w.tmp, w.path)
+		if err := unix.Renameat(w.fd, w.tmp, w.fd, w.name); err != nil {
+			unix.Unlinkat(w.fd, w.tmp, 0)
+			return w.pathErr("rename", w.tmp, err)
+		}
 	}
 	return nil
 }

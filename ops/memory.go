@@ -20,6 +20,16 @@ func sizeParam(def int64, doc string) param.Param {
 	return param.Param{Name: "size", Type: param.Size, Default: def, Unit: "bytes", Doc: doc, Positive: true}
 }
 
+// positiveSize returns the size parameter. spec refuses a size below one
+// byte; this keeps a caller that skipped spec from a negative make.
+func positiveSize(op string, p param.Values) (int64, error) {
+	size := p.Size("size")
+	if size <= 0 {
+		return 0, fmt.Errorf("%s: size must be positive, got %d", op, size)
+	}
+	return size, nil
+}
+
 // gcMetrics are the figures alloc reports: allocation's cost in Go is
 // partly paid later by the collector, so the op says how much of it fell
 // inside the run.

@@ -95,6 +95,38 @@ type Def struct {
 	Servers func(p param.Values, env Env) []string
 	// New prepares an instance. It is never timed.
 	New func(p param.Values, env Env) (Op, error)
+	// Check, when set, refuses parameters that cannot run here, as far as
+	// can be told before anything runs (a file.write target that is
+	// already a user's file). Each problem is a *ParamError, so that spec
+	// can point at the attribute to fix; run time checks again in New.
+	Check func(p param.Values) []*ParamError
+}
+
+// ParamError is a parameter value an op refuses. Param names the parameter
+// to blame, or is empty when no single one is.
+type ParamError struct {
+	Param   string // "name"
+	Summary string // a short capitalised phrase: "File exists"
+	Err     error  // full sentences
+}
+
+func (e *ParamError) Error() string {
+	if e.Param == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("parameter %q: %v", e.Param, e.Err)
+}
+
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// Validate returns the problems with p that show before anything runs:
+// those the op's Check finds. The harness calls New later, which may still
+// fail when the machine changed in between.
+func (d *Def) Validate(p param.Values) []*ParamError {
+	if d.Check == nil {
+		return nil
+	}
+	return d.Check(p)
 }
 
 // Param returns the named parameter declaration.

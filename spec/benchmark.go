@@ -283,6 +283,7 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 	l.durationAttr(attrs["timeout"], ctx, true, &bm.Timeout)
 	l.boolAttr(attrs["interleave"], ctx, &bm.Interleave)
 
+	paramDiags := len(l.diags)
 	for _, p := range def.Params {
 		if isBenchmarkAttr(p.Name) {
 			continue
@@ -317,6 +318,16 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 			continue
 		}
 		bm.Params[p.Name] = gv
+	}
+	// What the op can tell about its parameters before anything runs.
+	if !l.diags[paramDiags:].HasErrors() {
+		for _, perr := range def.Validate(bm.Params) {
+			subject := attrs["op"].Expr.Range().Ptr()
+			if attr := attrs[perr.Param]; attr != nil {
+				subject = attr.Expr.Range().Ptr()
+			}
+			l.errorf(subject, perr.Summary, "%s.", perr.Err)
+		}
 	}
 	return bm
 }
