@@ -226,11 +226,10 @@ func (r *runner) runGroup(insts []*instance) {
 			r.stop(in, err)
 		}
 	}
-	rounds := 0
-	for _, in := range insts {
-		rounds = max(rounds, in.repeat)
-	}
-	for round := 1; round <= rounds && r.ctx.Err() == nil; round++ {
+	// A round runs every instance that still has runs to do; the loop ends
+	// when none has, however large a repeat the others asked for.
+	for round, active := 1, true; active && r.ctx.Err() == nil; round++ {
+		active = false
 		for _, in := range insts {
 			if in.stopped || round > in.repeat || r.ctx.Err() != nil {
 				continue
@@ -242,6 +241,7 @@ func (r *runner) runGroup(insts []*instance) {
 			if r.cfg.Observer != nil {
 				r.cfg.Observer.RunDone(in.b, round, in.repeat)
 			}
+			active = active || round < in.repeat
 		}
 	}
 	for _, in := range insts {
@@ -282,19 +282,25 @@ func (r *runner) prepare(in *instance) error {
 }
 
 // fixedN is the iteration count of every run when the plan fixes one: the
-// op's own count (an http phase's requests), or the spec's times Scale.
-func (r *runner) fixedN(in *instance) int64 {
+// op's own count (an http phase's requests), or the spec's times Scale. A
+// scaled count that an int64 cannot hold is an error, not a wrapped-around
+// count.
+func (r *runner) fixedN(in *instance) (int64, error) {
 	if in.b.Op.Iterations != nil {
-		return max(in.b.Op.Iterations(in.b.Params), 1)
+		return max(in.b.Op.Iterations(in.b.Params), 1), nil
 	}
 	if in.b.Iterations <= 0 {
-		return 0
+		return 0, nil
 	}
 	scale := r.cfg.Scale
 	if scale <= 0 {
 		scale = 1
 	}
-	return max(int64(math.Round(float64(in.b.Iterations)*scale)), 1)
+	n := math.Round(float64(in.b.Iterations) * scale)
+	if !(n < math.MaxInt64) { // NaN too
+		return 0, fmt.Errorf("iterations %d scaled by %g is beyond the largest count, %d", in.b.Iterations, scale, int64(math.MaxInt64))
+	}
+	return max(int64(n), 1), nil
 }
 
 // calibrate warms the op up and settles the iteration count. With a fixed
@@ -303,7 +309,10 @@ func (r *runner) fixedN(in *instance) int64 {
 // MinTime, run again, until a run lasts MinTime; those runs are the warm-up,
 // topped up at the final n if they took less than Warmup.
 func (r *runner) calibrate(in *instance) error {
-	fixed := r.fixedN(in)
+	fixed, err := r.fixedN(in)
+	if err != nil {
+		return err
+	}
 	var spent time.Duration
 	if fixed > 0 {
 		in.n = fixed

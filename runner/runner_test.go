@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -526,5 +527,53 @@ func TestServersStopAfterTheirLastBenchmark(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, env.stopped); diff != "" {
 		t.Errorf("server stops (-want +got):\n%s", diff)
+	}
+}
+
+// countingCtx counts how often the runner asks whether it was cancelled.
+type countingCtx struct {
+	context.Context
+	errs atomic.Int64
+}
+
+func (c *countingCtx) Err() error {
+	c.errs.Add(1)
+	return c.Context.Err()
+}
+
+// TestHugeRepeatEndsWithItsInstances: once every instance of a group has
+// stopped (here: failed), the runner leaves the group, whatever repeat was
+// asked for, instead of counting through the rounds.
+func TestHugeRepeatEndsWithItsInstances(t *testing.T) {
+	failing := func(context.Context, int64) (ops.Sample, error) { return ops.Sample{}, errors.New("broken") }
+	a := bench("m/a", 1, &testOp{rec: &recorder{}, hook: failing})
+	b := bench("m/b", 1, &testOp{rec: &recorder{}})
+	for _, x := range []*spec.Benchmark{a, b} {
+		x.Interleave, x.Block, x.Repeat = true, "m", math.MaxInt32
+	}
+	b.Repeat = 3
+	ctx := &countingCtx{Context: context.Background()}
+	out := Run(ctx, plan(a, b), Config{})
+	if n := ctx.errs.Load(); n > 1000 {
+		t.Errorf("the runner checked for cancellation %d times for 3 rounds", n)
+	}
+	if len(out.Benchmarks) != 2 || out.Benchmarks[0].Error == "" || len(out.Benchmarks[1].Runs) != 3 {
+		t.Errorf("benchmarks %+v, want m/a failed and m/b with 3 runs", out.Benchmarks)
+	}
+}
+
+// TestScaleOverflowIsAnError: a scaled count beyond int64 fails its
+// benchmark with a message instead of wrapping around to one iteration.
+func TestScaleOverflowIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		iterations int64
+		scale      float64
+	}{{5e18, 2}, {1000, 1e17}, {math.MaxInt64 - 1, 1}} {
+		rec := &recorder{}
+		out := Run(context.Background(), plan(bench("big", c.iterations, &testOp{rec: rec})), Config{Scale: c.scale})
+		got := out.Benchmarks[0]
+		if !strings.Contains(got.Error, "beyond the largest count") || len(rec.calls) != 0 {
+			t.Errorf("iterations %d scale %g: error %q after calls %v, want an error and no call", c.iterations, c.scale, got.Error, rec.calls)
+		}
 	}
 }
