@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -65,11 +66,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return usageError("--out is empty; give a directory")
 	}
 	cfg := runner.Config{Scale: *scale, Repeat: *repeat}
-	if *scale <= 0 {
-		return usageError("--scale must be above 0, not %v", *scale)
+	if !(*scale > 0) || math.IsInf(*scale, 0) {
+		return usageError("--scale must be a finite number above 0, not %v", *scale)
 	}
-	if *repeat < 0 {
-		return usageError("--repeat must be at least 1, not %d", *repeat)
+	if *repeat < 0 || *repeat > math.MaxInt32 {
+		return usageError("--repeat is a number of runs from 1 to %d (0 keeps the spec's), not %d", math.MaxInt32, *repeat)
 	}
 	if *sortBy != "time" && *sortBy != "spec" {
 		return usageError("--sort is time or spec, not %q", *sortBy)
