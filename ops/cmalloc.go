@@ -40,6 +40,7 @@ func init() {
 			"Built only with -tags specrun_cmalloc.",
 		Classic: "16 byte malloc/free; 16MB malloc/free",
 		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
+		Memory:  sizeFootprint(1, "one malloc of size bytes"),
 		New: func(p param.Values, _ Env) (Op, error) {
 			size := p.Size("size")
 			if size <= 0 {

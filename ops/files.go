@@ -36,6 +36,7 @@ func init() {
 		Classic: "Read 16-byte file; Read 16MB file",
 		Params:  fileParams("read"),
 		Check:   checkFile(false),
+		Memory:  sizeFootprint(1, "a read buffer of size bytes"),
 		New:     newFileRead,
 	})
 	writeParams := append(fileParams("written"),
@@ -54,6 +55,7 @@ func init() {
 		Classic: "Write 16-byte file; Write 16-byte file (atomic); Write 16MB file; Write 16MB file (atomic)",
 		Params:  writeParams,
 		Check:   checkFile(true),
+		Memory:  sizeFootprint(1, "a buffer of size bytes to write"),
 		New:     newFileWrite,
 	})
 }

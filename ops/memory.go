@@ -45,6 +45,7 @@ func init() {
 			"(Go's copy, which calls runtime.memmove).",
 		Classic: "16 byte memcpy; 1MB memcpy",
 		Params:  []param.Param{sizeParam(16, "bytes copied per iteration")},
+		Memory:  sizeFootprint(2, "two buffers of size bytes"),
 		New:     newMemcpy,
 	})
 	Register(&Def{
@@ -56,7 +57,9 @@ func init() {
 		Classic: "16 byte malloc/free; 16MB malloc/free",
 		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
 		Metrics: gcMetrics,
-		New:     newAlloc,
+		// The collector lets the heap grow to twice the live one (GOGC=100).
+		Memory: sizeFootprint(2, "size bytes per iteration, and as much again of garbage between collections"),
+		New:    newAlloc,
 	})
 	Register(&Def{
 		Name: "alloc.object",

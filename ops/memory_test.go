@@ -2,6 +2,8 @@ package ops
 
 import (
 	"context"
+	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -45,5 +47,71 @@ func TestAllocReportsGC(t *testing.T) {
 	}
 	if len(sinkBytes) != 1<<20 {
 		t.Errorf("last allocation is %d bytes, want 1 MiB", len(sinkBytes))
+	}
+}
+
+// machineOf makes the machine's memory total and available for one test.
+func machineOf(t *testing.T, total, available int64) {
+	t.Helper()
+	oldTotal, oldAvailable := machineTotal, machineAvailable
+	machineTotal = func() (int64, error) { return total, nil }
+	machineAvailable = func() (int64, error) { return available, nil }
+	t.Cleanup(func() { machineTotal, machineAvailable = oldTotal, oldAvailable })
+}
+
+func TestSizedOpsDeclareWhatTheyAllocate(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		size int64
+		want int64
+	}{
+		{"memcpy", 1 << 20, 2 << 20},
+		{"alloc", 1 << 20, 2 << 20},
+		{"file.read", 1 << 20, 1 << 20},
+		{"file.write", 1 << 20, 1 << 20},
+		{"memcpy", math.MaxInt64/2 + 1, math.MaxInt64},
+		{"memcpy", math.MaxInt64, math.MaxInt64},
+	} {
+		def, _ := Lookup(tc.op)
+		if def.Memory == nil {
+			t.Fatalf("%s declares no Memory", tc.op)
+		}
+		fp := def.Memory(param.Values{"size": tc.size})
+		if fp.Bytes != tc.want || fp.Param != "size" {
+			t.Errorf("%s size=%d: footprint %+v, want %d bytes from size", tc.op, tc.size, fp, tc.want)
+		}
+	}
+}
+
+func TestATooLargeSizeIsRefusedBeforeItIsAllocated(t *testing.T) {
+	machineOf(t, 64<<20, 8<<20)
+	def, _ := Lookup("memcpy")
+	// The plan refuses what cannot fit in the machine at all.
+	errs := def.Validate(param.Values{"size": int64(40 << 20)})
+	if len(errs) != 1 || errs[0].Param != "size" || !strings.Contains(errs[0].Err.Error(), "80 MB (two buffers of size bytes), more than the 64 MB") {
+		t.Errorf("Validate of 2x40MB on 64MB: %v", errs)
+	}
+	if errs := def.Validate(param.Values{"size": int64(16 << 20)}); len(errs) != 0 {
+		t.Errorf("Validate of 2x16MB on 64MB: %v", errs)
+	}
+	// New refuses what does not fit in what is available now.
+	for _, name := range []string{"memcpy", "alloc", "file.read", "file.write"} {
+		_, err := newOp(name, param.Values{"size": int64(16 << 20)}, catalogEnv{dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "available now") {
+			t.Errorf("%s of 16MB with 8MB available: err = %v", name, err)
+		}
+	}
+	if _, err := newOp("memcpy", param.Values{"size": int64(1 << 20)}, nil); err != nil {
+		t.Errorf("memcpy of 1MB with 8MB available: %v", err)
+	}
+}
+
+func TestAMachineWhoseMemoryCannotBeReadRefusesNothing(t *testing.T) {
+	old := machineTotal
+	machineTotal = func() (int64, error) { return 0, errors.New("no /proc") }
+	defer func() { machineTotal = old }()
+	def, _ := Lookup("memcpy")
+	if errs := def.Validate(param.Values{"size": int64(math.MaxInt64)}); len(errs) != 0 {
+		t.Errorf("Validate: %v", errs)
 	}
 }

@@ -100,6 +100,19 @@ type Def struct {
 	// already a user's file). Each problem is a *ParamError, so that spec
 	// can point at the attribute to fix; run time checks again in New.
 	Check func(p param.Values) []*ParamError
+	// Memory, when set, is what one prepared instance will allocate. The
+	// plan refuses an instance that cannot fit in the machine's memory,
+	// and New one that does not fit in what is available when it runs, so
+	// that a mistyped size is a diagnostic, not Go's fatal out-of-memory.
+	Memory func(p param.Values) Footprint
+}
+
+// Footprint is the memory one op instance allocates: its buffers, plus the
+// most that its iterations hold at once.
+type Footprint struct {
+	Bytes int64
+	Param string // the parameter that decides it: "size", "concurrency"
+	What  string // how it comes about: "two buffers of size bytes"
 }
 
 // ParamError is a parameter value an op refuses. Param names the parameter
@@ -120,13 +133,17 @@ func (e *ParamError) Error() string {
 func (e *ParamError) Unwrap() error { return e.Err }
 
 // Validate returns the problems with p that show before anything runs:
-// those the op's Check finds. The harness calls New later, which may still
+// those the op's Check finds, and a Memory larger than the machine's. The harness calls New later, which may still
 // fail when the machine changed in between.
 func (d *Def) Validate(p param.Values) []*ParamError {
-	if d.Check == nil {
-		return nil
+	var errs []*ParamError
+	if d.Check != nil {
+		errs = d.Check(p)
 	}
-	return d.Check(p)
+	if err := d.fits(p, machineTotal, "this machine has"); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // Param returns the named parameter declaration.
@@ -146,6 +163,9 @@ var registry = map[string]*Def{}
 func Register(d *Def) {
 	if _, dup := registry[d.Name]; dup {
 		panic(fmt.Sprintf("ops: %q registered twice", d.Name))
+	}
+	if d.Memory != nil {
+		d.New = checkAvailable(d, d.New)
 	}
 	registry[d.Name] = d
 }
