@@ -69,6 +69,10 @@ type Benchmark struct {
 	Metrics     map[string]Summary `json:"metrics,omitempty"`
 	Error       string             `json:"error,omitempty"`
 	Interrupted bool               `json:"interrupted,omitempty"`
+	// ContaminatedBy names the benchmarks whose ops were still running,
+	// past their timeout, while this one was timed: its figures are
+	// suspect.
+	ContaminatedBy []string `json:"contaminated_by,omitempty"`
 }
 
 // Run is one timed run of a benchmark.

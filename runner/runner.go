@@ -9,11 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/specrun/specrun/metric"
@@ -123,18 +127,20 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 		r.runGroup(insts)
 		r.stopServers(stops[gi])
 	}
+	r.strayWarnings()
 	r.out.Interrupted = ctx.Err() != nil
 	return r.out
 }
 
 type runner struct {
-	ctx   context.Context
-	cfg   Config
-	env   ops.Env
-	now   func() time.Time
-	grace time.Duration
-	out   Outcome
-	seen  map[string]bool // warnings already in out
+	ctx    context.Context
+	cfg    Config
+	env    ops.Env
+	now    func() time.Time
+	grace  time.Duration
+	out    Outcome
+	seen   map[string]bool // warnings already in out
+	strays strays
 }
 
 // instance is one benchmark instance on its way through the harness.
@@ -274,7 +280,7 @@ func (r *runner) prepare(in *instance) error {
 		return op, nil
 	}, func(op ops.Op) {
 		if c, ok := op.(io.Closer); ok {
-			r.close(c)
+			r.close(in.b.Name, c)
 		}
 	})
 	in.op = op
@@ -446,7 +452,7 @@ func (r *runner) finish(in *instance) {
 		}
 	}()
 	if c, ok := in.op.(io.Closer); ok {
-		if err := r.close(c); err != nil {
+		if err := r.close(in.b.Name, c); err != nil {
 			r.warn(fmt.Sprintf("%s: close: %v", in.b.Name, err))
 		}
 	}
@@ -505,7 +511,7 @@ func (r *runner) warn(msg string) {
 // close closes an op in a goroutine of its own, with a time limit of its
 // own: the benchmark's may be spent, or the run cancelled, and resources
 // must be released however the benchmark ended.
-func (r *runner) close(c io.Closer) error {
+func (r *runner) close(name string, c io.Closer) error {
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -521,6 +527,8 @@ func (r *runner) close(c io.Closer) error {
 	case err := <-done:
 		return err
 	case <-limit.C:
+		returned := r.strays.add(name)
+		go func() { <-done; returned() }()
 		return fmt.Errorf("did not return within %v", 5*r.grace)
 	}
 }
@@ -541,6 +549,7 @@ func call[T any](r *runner, in *instance, f func(ctx context.Context) (T, error)
 	if in.budget <= 0 {
 		return zero, r.timedOut(in)
 	}
+	r.checkStrays(in)
 	ctx, cancel := context.WithTimeout(r.ctx, in.budget)
 	defer cancel()
 	type outcome struct {
@@ -568,13 +577,14 @@ func call[T any](r *runner, in *instance, f func(ctx context.Context) (T, error)
 		case o = <-done:
 		case <-grace.C:
 			o.err = ctx.Err()
-			if late != nil {
-				go func() {
-					if o := <-done; o.err == nil {
-						late(o.v)
-					}
-				}()
-			}
+			returned := r.strays.add(in.b.Name)
+			go func() {
+				o := <-done
+				returned()
+				if late != nil && o.err == nil {
+					late(o.v)
+				}
+			}()
 		}
 		grace.Stop()
 	}
@@ -587,6 +597,67 @@ func call[T any](r *runner, in *instance, f func(ctx context.Context) (T, error)
 		return o.v, r.timedOut(in)
 	}
 	return o.v, o.err
+}
+
+// strays are the op calls the runner stopped waiting for that have not
+// returned yet. An op that ignores its context keeps a core busy, so what
+// is timed beside it is timed on a busier machine.
+type strays struct {
+	mu      sync.Mutex
+	running map[string]int      // benchmark → its abandoned calls still running
+	beside  map[string][]string // benchmark → the instances timed while it ran
+}
+
+// add records an abandoned call of benchmark name; returned is to be
+// called when the call finally returns.
+func (s *strays) add(name string) (returned func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = map[string]int{}
+	}
+	s.running[name]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.running[name]--; s.running[name] == 0 {
+			delete(s.running, name)
+		}
+	}
+}
+
+// checkStrays marks in as timed beside every op still running past its
+// timeout, in the result and in the warnings at the end of the run.
+func (r *runner) checkStrays(in *instance) {
+	s := &r.strays
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range s.running {
+		if name == in.b.Name || slices.Contains(in.res.ContaminatedBy, name) {
+			continue
+		}
+		in.res.ContaminatedBy = append(in.res.ContaminatedBy, name)
+		slices.Sort(in.res.ContaminatedBy)
+		if s.beside == nil {
+			s.beside = map[string][]string{}
+		}
+		s.beside[name] = append(s.beside[name], in.b.Name)
+	}
+}
+
+// strayWarnings name each op that kept running past its timeout and what
+// was timed beside it.
+func (r *runner) strayWarnings() {
+	const shown = 5
+	names := slices.Sorted(maps.Keys(r.strays.beside))
+	for _, name := range names {
+		beside := r.strays.beside[name]
+		list := strings.Join(beside[:min(len(beside), shown)], ", ")
+		if len(beside) > shown {
+			list += fmt.Sprintf(" and %d more", len(beside)-shown)
+		}
+		r.warn(fmt.Sprintf("%s: its op kept running after its timeout (it ignores cancellation), so the benchmarks timed beside it are suspect: %s", name, list))
+	}
 }
 
 func (r *runner) timedOut(in *instance) error {

@@ -577,3 +577,34 @@ func TestScaleOverflowIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayOpContaminatesLaterBenchmarks: an op that ignores its context
+// is abandoned after its timeout and grace; the benchmarks timed while it
+// still runs are marked, and a warning names them.
+func TestStrayOpContaminatesLaterBenchmarks(t *testing.T) {
+	release := make(chan struct{})
+	stuck := bench("stuck", 1, &testOp{rec: &recorder{}, hook: func(context.Context, int64) (ops.Sample, error) {
+		<-release // ignores ctx
+		return ops.Sample{}, nil
+	}})
+	stuck.Timeout = 10 * time.Millisecond
+	after := bench("after", 1, &testOp{rec: &recorder{}})
+	out := Run(context.Background(), plan(stuck, after, bench("later", 1, &testOp{rec: &recorder{}})), Config{Grace: time.Millisecond})
+	close(release)
+
+	if !strings.Contains(out.Benchmarks[0].Error, "timed out") {
+		t.Errorf("stuck: error %q, want a timeout", out.Benchmarks[0].Error)
+	}
+	if len(out.Benchmarks[0].ContaminatedBy) != 0 {
+		t.Errorf("stuck is marked contaminated by %q", out.Benchmarks[0].ContaminatedBy)
+	}
+	for _, b := range out.Benchmarks[1:] {
+		if diff := cmp.Diff([]string{"stuck"}, b.ContaminatedBy); diff != "" {
+			t.Errorf("%s: contaminated by (-want +got):\n%s", b.Name, diff)
+		}
+	}
+	want := "stuck: its op kept running after its timeout (it ignores cancellation), so the benchmarks timed beside it are suspect: after, later"
+	if !contains(out.Warnings, want) {
+		t.Errorf("warnings %q lack %q", out.Warnings, want)
+	}
+}
