@@ -55,8 +55,7 @@ type CompareRow struct {
 // CompareCell is one instance's metric in one result.
 type CompareCell struct {
 	Median   float64   `json:"median"`
-	CI95Low  float64   `json:"ci95_low"`
-	CI95High float64   `json:"ci95_high"`
+	Interval Interval  `json:"interval"`
 	Runs     []float64 `json:"runs"`
 	Error    string    `json:"error,omitempty"` // the benchmark failed, or lacks the metric
 }
@@ -166,8 +165,8 @@ func metricCell(b *Benchmark, metric string) *CompareCell {
 	if len(vals) == 0 {
 		return &CompareCell{Error: "no " + metric}
 	}
-	s, _ := Summarize(vals) // too few runs for an interval shows as min..max
-	return &CompareCell{Median: s.Median, CI95Low: s.CI95Low, CI95High: s.CI95High, Runs: vals}
+	s := Summarize(vals)
+	return &CompareCell{Median: s.Median, Interval: s.Interval, Runs: vals}
 }
 
 // delta tests new against old.
@@ -302,7 +301,7 @@ func (c *Comparison) cellText(cell *CompareCell) string {
 	}
 	s := c.figure(cell.Median)
 	if len(cell.Runs) > 1 && cell.Median != 0 {
-		s += fmt.Sprintf(" ±%.0f%%", 100*(cell.CI95High-cell.CI95Low)/2/math.Abs(cell.Median))
+		s += fmt.Sprintf(" ±%.0f%%", 100*(cell.Interval.High-cell.Interval.Low)/2/math.Abs(cell.Median)) + levelNote(cell.Interval)
 	}
 	return s
 }

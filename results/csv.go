@@ -9,7 +9,8 @@ import (
 )
 
 // CSV renders a result as RFC 4180 CSV: a header row, then one row per
-// benchmark in the result's order with its ns/op summary, and the median of
+// benchmark in the result's order with its ns/op summary (low and high are
+// the median's interval, confidence its actual level), and the median of
 // every op metric that any benchmark reports in a column of its own.
 // Numbers are written in full precision so the file round-trips.
 type CSV struct{}
@@ -20,7 +21,7 @@ var _ Reporter = CSV{}
 var csvHeader = []string{
 	"name", "label", "op", "iterations", "runs",
 	"median_ns_per_op", "mean_ns_per_op", "min_ns_per_op", "max_ns_per_op",
-	"stddev_ns_per_op", "ci95_low_ns_per_op", "ci95_high_ns_per_op", "error",
+	"stddev_ns_per_op", "low_ns_per_op", "high_ns_per_op", "confidence_ns_per_op", "error",
 }
 
 // Report writes the CSV.
@@ -36,10 +37,10 @@ func (CSV) Report(w io.Writer, r *Result) error {
 		b := &r.Benchmarks[i]
 		row := []string{b.Name, rowLabel(b), b.Op, strconv.FormatInt(b.Iterations, 10), strconv.Itoa(len(b.Runs))}
 		if b.Error != "" || len(b.Runs) == 0 {
-			row = append(row, "", "", "", "", "", "", "")
+			row = append(row, "", "", "", "", "", "", "", "")
 		} else {
 			s := b.NsPerOp
-			for _, v := range []float64{s.Median, s.Mean, s.Min, s.Max, s.Stddev, s.CI95Low, s.CI95High} {
+			for _, v := range []float64{s.Median, s.Mean, s.Min, s.Max, s.Stddev, s.Interval.Low, s.Interval.High, s.Interval.Confidence} {
 				row = append(row, csvFloat(v))
 			}
 		}

@@ -81,7 +81,7 @@ func TestCSVParsesBack(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	for _, h := range []string{"name", "label", "op", "iterations", "runs", "median_ns_per_op", "ci95_high_ns_per_op", "error", "median_requests_per_sec"} {
+	for _, h := range []string{"name", "label", "op", "iterations", "runs", "median_ns_per_op", "high_ns_per_op", "confidence_ns_per_op", "error", "median_requests_per_sec"} {
 		if _, ok := col[h]; !ok {
 			t.Errorf("header %v lacks %q", rows[0], h)
 		}

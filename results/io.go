@@ -54,8 +54,9 @@ func ReadFile(path string) (*Result, error) {
 }
 
 // Decode parses a result. It refuses anything that is not a complete
-// specrun.results/v1 document: bad or truncated JSON, another schema, or a
-// result missing the fields every reader relies on.
+// specrun.results/v2 or v1 document: bad or truncated JSON, another schema,
+// or a result missing the fields every reader relies on. A v1 result comes
+// back upgraded to v2.
 func Decode(data []byte) (*Result, error) {
 	var head struct {
 		Schema *string `json:"schema"`
@@ -66,12 +67,17 @@ func Decode(data []byte) (*Result, error) {
 	switch {
 	case head.Schema == nil:
 		return nil, fmt.Errorf("not a specrun result: no \"schema\" field")
-	case *head.Schema != Schema:
-		return nil, fmt.Errorf("unknown schema %q: this specrun reads %q", *head.Schema, Schema)
+	case *head.Schema != Schema && *head.Schema != SchemaV1:
+		return nil, fmt.Errorf("unknown schema %q: this specrun reads %q and %q", *head.Schema, Schema, SchemaV1)
 	}
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, describeJSONError(data, err)
+	}
+	if *head.Schema == SchemaV1 {
+		if err := upgradeV1(data, &r); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkComplete(&r); err != nil {
 		return nil, err
@@ -106,7 +112,7 @@ func position(data []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// checkComplete reports the first field that a v1 result must have.
+// checkComplete reports the first field that a result must have.
 func checkComplete(r *Result) error {
 	if r.Suite.Name == "" {
 		return fmt.Errorf("missing field \"suite.name\"")
@@ -129,7 +135,8 @@ func checkFigures(r *Result) error {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"median", s.Median}, {"mean", s.Mean}, {"min", s.Min}, {"max", s.Max}, {"stddev", s.Stddev}, {"ci95_low", s.CI95Low}, {"ci95_high", s.CI95High}} {
+		}{{"median", s.Median}, {"mean", s.Mean}, {"min", s.Min}, {"max", s.Max}, {"stddev", s.Stddev},
+			{"interval.low", s.Interval.Low}, {"interval.high", s.Interval.High}, {"interval.confidence", s.Interval.Confidence}} {
 			if bad(f.v) {
 				return fmt.Errorf("%s.%s is %v", where, f.name, f.v)
 			}
@@ -157,10 +164,17 @@ func checkFigures(r *Result) error {
 		}
 	}
 	for _, a := range r.Assertions {
-		for _, f := range []struct {
+		figures := []struct {
 			name string
 			v    *float64
-		}{{"value", a.Value}, {"ci95_low", a.CI95Low}, {"ci95_high", a.CI95High}, {"min", a.Min}, {"max", a.Max}} {
+		}{{"value", a.Value}, {"min", a.Min}, {"max", a.Max}}
+		if in := a.Interval; in != nil {
+			figures = append(figures, []struct {
+				name string
+				v    *float64
+			}{{"interval.low", &in.Low}, {"interval.high", &in.High}, {"interval.confidence", &in.Confidence}}...)
+		}
+		for _, f := range figures {
 			if f.v != nil && bad(*f.v) {
 				return fmt.Errorf("assertion %s: %s is %v", a.Name, f.name, *f.v)
 			}

@@ -97,7 +97,7 @@ func TestReadFileRejects(t *testing.T) {
 		{"truncated", good.String()[:good.Len()/2], "truncated JSON"},
 		{"empty", "", "truncated JSON"},
 		{"not json", "suite \"x\" {}\n", "invalid JSON at line 1, column 1"},
-		{"unknown schema", `{"schema": "specrun.results/v2", "suite": {"name": "x"}, "benchmarks": []}`, `unknown schema "specrun.results/v2"`},
+		{"unknown schema", `{"schema": "specrun.results/v3", "suite": {"name": "x"}, "benchmarks": []}`, `unknown schema "specrun.results/v3"`},
 		{"no schema", `{"suite": {"name": "x"}}`, `not a specrun result: no "schema" field`},
 		{"NaN literal", strings.Replace(good.String(), `"median": 123001.8`, `"median": NaN`, 1), "invalid JSON at line"},
 		{"overflow", strings.Replace(good.String(), `"median": 123001.8`, `"median": 1e999`, 1), "wrong type"},
@@ -118,6 +118,48 @@ func TestReadFileRejects(t *testing.T) {
 				t.Errorf("ReadFile error %q, want it to name %s and say %q", err, path, c.want)
 			}
 		})
+	}
+}
+
+// A v1 result reads as v2: each ci95_low..ci95_high becomes an interval
+// that says what it is, from the number of runs behind it.
+func TestDecodeUpgradesV1(t *testing.T) {
+	v1 := `{"schema": "specrun.results/v1", "suite": {"name": "x"}, "benchmarks": [
+	  {"name": "one", "runs": [{"ns_per_op": 5}], "ns_per_op": {"median": 5, "min": 5, "max": 5, "ci95_low": 5, "ci95_high": 5}},
+	  {"name": "three", "runs": [{"ns_per_op": 1}, {"ns_per_op": 2}, {"ns_per_op": 3}],
+	   "ns_per_op": {"median": 2, "min": 1, "max": 3, "ci95_low": 1, "ci95_high": 3},
+	   "metrics": {"allocs_per_op": {"median": 1, "ci95_low": 0, "ci95_high": 2}}},
+	  {"name": "six", "runs": [{"ns_per_op": 1}, {"ns_per_op": 2}, {"ns_per_op": 3}, {"ns_per_op": 4}, {"ns_per_op": 5}, {"ns_per_op": 6}],
+	   "ns_per_op": {"median": 3.5, "min": 1, "max": 6, "ci95_low": 1, "ci95_high": 6}},
+	  {"name": "failed", "runs": [], "ns_per_op": {"median": 0, "ci95_low": 0, "ci95_high": 0}, "error": "boom"}],
+	 "assertions": [{"name": "a", "value": 1, "ci95_low": 0.5, "ci95_high": 1.5, "verdict": "pass"},
+	   {"name": "b", "value": 1, "ci95_low": null, "ci95_high": null, "verdict": "pass"}]}`
+	r, err := Decode([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != Schema {
+		t.Errorf("schema = %q, want %q", r.Schema, Schema)
+	}
+	want := []Interval{
+		{Low: 5, High: 5, Confidence: 1, Kind: Point},
+		{Low: 1, High: 3, Confidence: 0.75, Kind: Range},
+		{Low: 1, High: 6, Confidence: 1 - 2.0/64, Kind: MedianCI},
+		{},
+	}
+	for i, b := range r.Benchmarks {
+		if diff := cmp.Diff(want[i], b.NsPerOp.Interval); diff != "" {
+			t.Errorf("%s: interval (-want +got):\n%s", b.Name, diff)
+		}
+	}
+	if got := r.Benchmarks[1].Metrics["allocs_per_op"]; got.Interval != (Interval{Low: 0, High: 2, Confidence: 0.75, Kind: Range}) || len(got.Warnings) != 1 {
+		t.Errorf("metric summary of three runs = %+v, want min..max at 75%% with a warning", got)
+	}
+	if got := r.Assertions[0].Interval; got == nil || *got != (Interval{Low: 0.5, High: 1.5, Confidence: 0.95, Kind: Bootstrap}) {
+		t.Errorf("assertion interval = %+v, want the 95%% bootstrap [0.5, 1.5]", got)
+	}
+	if got := r.Assertions[1].Interval; got != nil {
+		t.Errorf("assertion without an interval got %+v", *got)
 	}
 }
 

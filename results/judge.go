@@ -95,7 +95,7 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 	if bad > Resamples/40 {
 		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", bad, Resamples)
 	}
-	a.CI95Low, a.CI95High = &lo, &hi
+	a.Interval = &Interval{Low: lo, High: hi, Confidence: Confidence, Kind: Bootstrap}
 	a.Verdict = verdict(lo, hi, e.Min, e.Max)
 	switch a.Verdict {
 	case Fail:

@@ -64,11 +64,11 @@ func TestJudgeVerdicts(t *testing.T) {
 			if a.Verdict != tt.verdict {
 				t.Errorf("verdict = %s (%s), want %s", a.Verdict, a.Message, tt.verdict)
 			}
-			if got := a.CI95Low != nil && a.CI95High != nil; got != tt.ci {
+			if got := a.Interval != nil; got != tt.ci {
 				t.Errorf("interval reported = %v, want %v", got, tt.ci)
 			}
-			if a.CI95Low != nil && !(*a.CI95Low <= *a.Value && *a.Value <= *a.CI95High) {
-				t.Errorf("value %v outside its interval [%v, %v]", *a.Value, *a.CI95Low, *a.CI95High)
+			if in := a.Interval; in != nil && !(in.Low <= *a.Value && *a.Value <= in.High && in.Confidence == 0.95 && in.Kind == Bootstrap) {
+				t.Errorf("value %v outside its interval %+v", *a.Value, *in)
 			}
 			if !strings.Contains(a.Message, tt.msg) {
 				t.Errorf("message = %q, want it to contain %q", a.Message, tt.msg)
@@ -197,11 +197,11 @@ func TestJudgeDeterministic(t *testing.T) {
 			t.Fatalf("Judge differs between calls (-first +again):\n%s", diff)
 		}
 	}
-	if *first[0].CI95Low == *first[1].CI95Low && *first[0].CI95High == *first[1].CI95High {
-		t.Errorf("two names gave the identical interval [%v, %v]; the seed should differ", *first[0].CI95Low, *first[0].CI95High)
+	if *first[0].Interval == *first[1].Interval {
+		t.Errorf("two names gave the identical interval %+v; the seed should differ", *first[0].Interval)
 	}
 	// The interval is a real one: inside the range of possible medians.
-	if lo, hi := *first[0].CI95Low, *first[0].CI95High; !(lo >= 90.0/11 && hi <= 110/9.0 && lo < hi) {
+	if lo, hi := first[0].Interval.Low, first[0].Interval.High; !(lo >= 90.0/11 && hi <= 110/9.0 && lo < hi) {
 		t.Errorf("interval [%v, %v] is not within the resampled range", lo, hi)
 	}
 }

@@ -20,9 +20,9 @@ import (
 // significant digits ("0.31", "0.7"). Total time is the median run's total in
 // seconds, with one decimal from 0.1 s up and two significant digits below,
 // so that short runs do not all read "0.0". ± is half the width of the
-// median's confidence interval as a percentage of the median (with fewer
-// runs than a 95% interval needs, of min..max; see Summarize), "—" with one
-// run.
+// median's interval as a percentage of the median: a confidence interval
+// of at least 95%, or with fewer runs than that needs min..max, marked with
+// its level ("1.2% (75%)"; see Summarize); "—" with one run.
 type Markdown struct {
 	// Sort orders the rows: "time" (the default) by median time per op,
 	// failed benchmarks last; "spec" keeps the spec's order.
@@ -182,7 +182,16 @@ func spread(b *Benchmark) string {
 	if len(b.Runs) < 2 || s.Median == 0 {
 		return "—"
 	}
-	return strconv.FormatFloat(100*(s.CI95High-s.CI95Low)/2/s.Median, 'f', 1, 64) + "%"
+	return strconv.FormatFloat(100*(s.Interval.High-s.Interval.Low)/2/s.Median, 'f', 1, 64) + "%" + levelNote(s.Interval)
+}
+
+// levelNote marks an interval below the 95% that a reader assumes of ±:
+// " (75%)" for three runs' min..max.
+func levelNote(in Interval) string {
+	if in.Confidence >= Confidence || in.Kind == Point {
+		return ""
+	}
+	return " (" + Percent(in.Confidence) + ")"
 }
 
 func writeAssertion(w io.Writer, a Assertion) {
@@ -194,10 +203,11 @@ func writeAssertion(w io.Writer, a Assertion) {
 	switch {
 	case a.Value == nil:
 		fmt.Fprintf(w, "no value")
-	case a.CI95Low == nil || a.CI95High == nil:
+	case a.Interval == nil:
 		fmt.Fprintf(w, "value %s (no interval: one run)", number(*a.Value))
 	default:
-		fmt.Fprintf(w, "value %s [%s, %s]", number(*a.Value), number(*a.CI95Low), number(*a.CI95High))
+		fmt.Fprintf(w, "value %s [%s, %s] (%s %s)", number(*a.Value), number(a.Interval.Low), number(a.Interval.High),
+			Percent(a.Interval.Confidence), a.Interval.Kind)
 	}
 	switch {
 	case a.Min != nil && a.Max != nil:

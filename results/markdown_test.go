@@ -26,7 +26,7 @@ func goldenResult() *Result {
 		for i, r := range runs {
 			xs[i] = r.NsPerOp
 		}
-		s, _ := Summarize(xs)
+		s := Summarize(xs)
 		block, _, _ := blockOf(name)
 		return Benchmark{Name: name, Benchmark: block, Label: label, Op: op, Params: params, Iterations: n, Runs: runs, NsPerOp: s}
 	}
@@ -42,7 +42,7 @@ func goldenResult() *Result {
 			SpecrunVersion: "devel", GOMAXPROCS: 2, VM: "hypervisor flag set"},
 		StartedAt:  started,
 		FinishedAt: started.Add(42 * time.Second),
-		Warnings:   []string{"3 runs give no 95% confidence interval of the median (need 6); the interval shown is min..max"},
+		Warnings:   []string{"3 runs give no 95% confidence interval of the median (need 6); the interval is min..max, a 75% interval"},
 		Benchmarks: []Benchmark{
 			bench("memcpy/size=1MB", "1MB memcpy", "memcpy", 10000, map[string]any{"size": float64(1 << 20)}, 123001.8, 121000.2, 125500.9),
 			bench("func_value_call", "Cached func value call", "call.func_value", 1000000000, map[string]any{}, 0.71, 0.69, 0.7),
@@ -58,8 +58,8 @@ func goldenResult() *Result {
 		},
 		Assertions: []Assertion{
 			{Name: "memcpy_scales", Description: "1MB memcpy costs over a thousand 16B ones", Value: pf(4212.5),
-				CI95Low: pf(4150.25), CI95High: pf(4301), Min: pf(1000), Verdict: Pass},
-			{Name: "func_value_fast", Value: pf(0.7), CI95Low: pf(0.69), CI95High: pf(0.71), Min: pf(0.1), Max: pf(0.7),
+				Interval: &Interval{Low: 4150.25, High: 4301, Confidence: 0.95, Kind: Bootstrap}, Min: pf(1000), Verdict: Pass},
+			{Name: "func_value_fast", Value: pf(0.7), Interval: &Interval{Low: 0.69, High: 0.71, Confidence: 0.95, Kind: Bootstrap}, Min: pf(0.1), Max: pf(0.7),
 				Verdict: Inconclusive, Message: "the interval straddles max"},
 			{Name: "spawn_cheap", Description: "spawning is cheap", Value: pf(6096478.5), Max: pf(1e6), Verdict: Fail,
 				Message: "one run: the point value decides"},

@@ -1,11 +1,12 @@
-// Package results holds specrun's result types (the specrun.results/v1 JSON
+// Package results holds specrun's result types (the specrun.results/v2 JSON
 // contract), their statistics, verdicts, and the reporters that render them.
 package results
 
 import "time"
 
-// Schema is the value of Result.Schema that this version reads and writes.
-const Schema = "specrun.results/v1"
+// Schema is the value of Result.Schema that this version writes. Decode
+// also reads SchemaV1 results.
+const Schema = "specrun.results/v2"
 
 // Result is one `specrun run`: the spec it ran, where, and what it measured.
 type Result struct {
@@ -85,26 +86,58 @@ type Run struct {
 
 // Summary summarises one figure over a benchmark's runs.
 type Summary struct {
-	Median   float64 `json:"median"`
-	Mean     float64 `json:"mean"`
-	Min      float64 `json:"min"`
-	Max      float64 `json:"max"`
-	Stddev   float64 `json:"stddev"`
-	CI95Low  float64 `json:"ci95_low"`
-	CI95High float64 `json:"ci95_high"`
+	Median   float64  `json:"median"`
+	Mean     float64  `json:"mean"`
+	Min      float64  `json:"min"`
+	Max      float64  `json:"max"`
+	Stddev   float64  `json:"stddev"`
+	Interval Interval `json:"interval"`
+	// Warnings are what limits the summary, such as too few runs for a
+	// 95% interval.
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// Interval is a range of values and how surely it holds what it estimates:
+// the median of a benchmark's figure, or an assertion's value.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+	// Confidence is the interval's actual level: at least 0.95 for a
+	// MedianCI, 1 - 2*0.5^n for the Range of n runs (0.75 for three), 1 for
+	// a Point, the nominal 0.95 for a Bootstrap.
+	Confidence float64      `json:"confidence"`
+	Kind       IntervalKind `json:"kind"`
+}
+
+// IntervalKind says how an interval was made.
+type IntervalKind string
+
+// The kinds of interval.
+const (
+	// MedianCI is the distribution-free confidence interval of the median
+	// from order statistics, as benchstat gives it: six runs or more.
+	MedianCI IntervalKind = "median_ci"
+	// Range is min..max, for fewer runs than a 95% MedianCI needs.
+	Range IntervalKind = "range"
+	// Point is a single run's value.
+	Point IntervalKind = "point"
+	// Bootstrap is the 2.5th to 97.5th percentile of an assertion's value
+	// over resampled runs.
+	Bootstrap IntervalKind = "bootstrap"
+)
 
 // Assertion is an assert block's verdict.
 type Assertion struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
 	Value       *float64 `json:"value"`
-	CI95Low     *float64 `json:"ci95_low"`
-	CI95High    *float64 `json:"ci95_high"`
-	Min         *float64 `json:"min"`
-	Max         *float64 `json:"max"`
-	Verdict     Verdict  `json:"verdict"`
-	Message     string   `json:"message,omitempty"`
+	// Interval is the value's bootstrap interval; nil when the point value
+	// decided (one run per benchmark).
+	Interval *Interval `json:"interval"`
+	Min      *float64  `json:"min"`
+	Max      *float64  `json:"max"`
+	Verdict  Verdict   `json:"verdict"`
+	Message  string    `json:"message,omitempty"`
 }
 
 // Verdict is the outcome of an assertion.

@@ -9,22 +9,23 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Confidence is the level of every interval a summary reports.
+// Confidence is the level Summarize asks of an interval of the median, and
+// the level of the bootstrap interval Judge gives an assertion's value.
 const Confidence = 0.95
 
 // Summarize returns the summary of one figure over a benchmark's runs.
 //
 // The centre and its interval are benchstat's: the median, and the
 // distribution-free confidence interval of the median from order
-// statistics (benchmath.AssumeNothing). That interval needs at least six
-// runs at 95%; with fewer, benchmath's bounds are infinite, which JSON cannot
-// carry and a reader cannot use, so the interval becomes [min, max] (for
-// three runs a 75% interval of the median, for five 94%) and the returned
-// warning says so. With one run, min = max = the value: a point, not an
-// interval.
-func Summarize(values []float64) (Summary, error) {
+// statistics (benchmath.AssumeNothing), whose actual level is at least 95%.
+// That interval needs at least six runs; with fewer, benchmath's bounds are
+// infinite, which JSON cannot carry and a reader cannot use, so the
+// interval is the runs' range, min..max, at the level that range has (75%
+// for three runs, 94% for five), and the summary's warning says so. With
+// one run the interval is a point.
+func Summarize(values []float64) Summary {
 	if len(values) == 0 {
-		return Summary{}, nil
+		return Summary{}
 	}
 	xs := slices.Clone(values) // benchmath sorts in place
 	sample := benchmath.NewSample(xs, &benchmath.DefaultThresholds)
@@ -34,8 +35,7 @@ func Summarize(values []float64) (Summary, error) {
 		Median:   ci.Center,
 		Min:      xs[0],
 		Max:      xs[len(xs)-1],
-		CI95Low:  ci.Lo,
-		CI95High: ci.Hi,
+		Interval: Interval{Low: ci.Lo, High: ci.Hi, Confidence: ci.Confidence, Kind: MedianCI},
 	}
 	var sum float64
 	for _, x := range xs {
@@ -49,15 +49,31 @@ func Summarize(values []float64) (Summary, error) {
 		}
 		s.Stddev = math.Sqrt(ss / float64(len(xs)-1))
 	}
-
-	var warning error
-	if math.IsInf(s.CI95Low, 0) || math.IsInf(s.CI95High, 0) || math.IsNaN(s.CI95Low) || math.IsNaN(s.CI95High) {
-		s.CI95Low, s.CI95High = s.Min, s.Max
-		warning = fmt.Errorf("%d runs give no %v%% confidence interval of the median (need %d); the interval shown is min..max",
-			len(xs), 100*Confidence, MinRunsForInterval())
+	if finite(ci.Lo) && finite(ci.Hi) {
+		return s
 	}
-	return s, warning
+	s.Interval = rangeInterval(s.Min, s.Max, len(xs))
+	s.Warnings = []string{fmt.Sprintf("%d runs give no %v%% confidence interval of the median (need %d); the interval is min..max, a %s interval",
+		len(xs), 100*Confidence, MinRunsForInterval(), Percent(s.Interval.Confidence))}
+	return s
 }
+
+// rangeInterval is the interval min..max of n runs, at the level at which
+// it holds the median: all n runs fall on one side of the median with
+// probability 2 * 0.5^n. A single run is a point.
+func rangeInterval(min, max float64, n int) Interval {
+	if n <= 1 {
+		return Interval{Low: min, High: max, Confidence: 1, Kind: Point}
+	}
+	return Interval{Low: min, High: max, Confidence: 1 - 2*math.Pow(0.5, float64(n)), Kind: Range}
+}
+
+// Percent writes a confidence level as people say it: "95%", "75%", "94%".
+func Percent(level float64) string {
+	return fmt.Sprintf("%.0f%%", math.Floor(100*level+1e-9))
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // MinRunsForInterval is the smallest number of runs for which Summarize
 // reports a true 95% confidence interval of the median.
@@ -65,14 +81,19 @@ func MinRunsForInterval() int { return minRunsForInterval() }
 
 var minRunsForInterval = sync.OnceValue(func() int {
 	for n := 2; n <= 50; n++ {
-		xs := make([]float64, n)
-		for i := range xs {
-			xs[i] = float64(i)
-		}
-		ci := benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), Confidence)
-		if !math.IsInf(ci.Lo, 0) && !math.IsInf(ci.Hi, 0) {
+		if _, ok := medianCI(n); ok {
 			return n
 		}
 	}
 	return 50
 })
+
+// medianCI is the interval Summarize gives n distinct runs 0..n-1.
+func medianCI(n int) (Interval, bool) {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	ci := benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), Confidence)
+	return Interval{Low: ci.Lo, High: ci.Hi, Confidence: ci.Confidence, Kind: MedianCI}, finite(ci.Lo) && finite(ci.Hi)
+}

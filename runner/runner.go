@@ -475,10 +475,9 @@ func (r *runner) summarize(in *instance) {
 		nsPerOp[i] = run.NsPerOp
 		totals[i] = float64(run.TotalNs)
 	}
-	var warning error
-	in.res.NsPerOp, warning = results.Summarize(nsPerOp)
-	if warning != nil {
-		r.warn(warning.Error())
+	in.res.NsPerOp = results.Summarize(nsPerOp)
+	for _, w := range in.res.NsPerOp.Warnings {
+		r.warn(w)
 	}
 	in.res.Metrics = map[string]results.Summary{}
 	for name := range runs[0].Metrics {
@@ -489,10 +488,10 @@ func (r *runner) summarize(in *instance) {
 			}
 		}
 		if len(xs) == len(runs) {
-			in.res.Metrics[name], _ = results.Summarize(xs)
+			in.res.Metrics[name] = results.Summarize(xs)
 		}
 	}
-	if total, _ := results.Summarize(totals); time.Duration(total.Median) < ShortRun {
+	if total := results.Summarize(totals); time.Duration(total.Median) < ShortRun {
 		r.warn(fmt.Sprintf("%s: a run lasts %v, too short to time precisely (under %v); raise its iterations",
 			in.b.Name, time.Duration(total.Median), ShortRun))
 	}
