@@ -207,7 +207,7 @@ func (a *Assert) Evaluate(cur, base Metrics) (float64, error) {
 		"benchmark": metricsObject(cur),
 		"baseline":  metricsObject(base),
 	}
-	v, diags := a.value.Value(ctx)
+	v, diags := evaluate(a.value, ctx)
 	if diags.HasErrors() {
 		return 0, fmt.Errorf("evaluate assert %q: %w", a.Name, diags)
 	}

@@ -194,7 +194,7 @@ func (l *loader) decodeMatrix(block string, blocks hcl.Blocks) ([]axis, bool) {
 	ctx := l.ctx(nil)
 	var axes []axis
 	for _, attr := range sortedAttrs(attrs) {
-		v, diags := attr.Expr.Value(ctx)
+		v, diags := evaluate(attr.Expr, ctx)
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() || !v.IsWhollyKnown() {
 			ok = false
@@ -298,7 +298,7 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 			}
 			continue
 		}
-		v, diags := attr.Expr.Value(ctx)
+		v, diags := evaluate(attr.Expr, ctx)
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() || !v.IsWhollyKnown() {
 			continue

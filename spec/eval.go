@@ -18,7 +18,7 @@ import (
 // functions are the standard functions every expression sees: go-cty's
 // stdlib under Terraform's names, minus those that read the clock or
 // decode files, which would make a spec's meaning depend on when it loads.
-var functions = map[string]function.Function{
+var functions = boundedFunctions(map[string]function.Function{
 	"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
 	"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
 	"pow": stdlib.PowFunc, "signum": stdlib.SignumFunc, "parseint": stdlib.ParseIntFunc,
@@ -47,14 +47,14 @@ var functions = map[string]function.Function{
 	"tobool": stdlib.MakeToFunc(cty.Bool),
 	"tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 	"tomap":  stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-}
+})
 
 // eval evaluates expr and converts it to ty. ok is false when a diagnostic
 // was recorded, or when the value is unknown because of an earlier error
 // (a cycle in locals), which is not reported again. A null value is
 // returned as is: callers treat it as "not set".
 func (l *loader) eval(expr hcl.Expression, ctx *hcl.EvalContext, ty cty.Type, what string) (cty.Value, bool) {
-	v, diags := expr.Value(ctx)
+	v, diags := evaluate(expr, ctx)
 	l.diags = append(l.diags, diags...)
 	if diags.HasErrors() || !v.IsWhollyKnown() {
 		return cty.NilVal, false
@@ -78,7 +78,7 @@ func (l *loader) value(attr *hcl.Attribute, ctx *hcl.EvalContext) (cty.Value, bo
 	if attr == nil {
 		return cty.NilVal, false
 	}
-	v, diags := attr.Expr.Value(ctx)
+	v, diags := evaluate(attr.Expr, ctx)
 	l.diags = append(l.diags, diags...)
 	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
 		return cty.NilVal, false

@@ -23,6 +23,10 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	}
+	// just past the nesting limit, so that mutations explore both sides
+	for _, src := range deepSources(MaxNesting + 2) {
+		f.Add([]byte(src))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		plan, diags := LoadFiles(map[string][]byte{"fuzz.hcl": src}, []string{"fuzz.hcl"}, fakeOptions)
 		if plan == nil {

@@ -93,12 +93,12 @@ func Load(paths []string, opts Options) (*Plan, hcl.Diagnostics) {
 			}
 		}
 		for _, name := range names {
-			src, err := os.ReadFile(name)
+			src, err := readSpecFile(name)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Unreadable spec file",
-					Detail:   fmt.Sprintf("The spec file %q cannot be read: %s.", name, unwrapPathError(err)),
+					Detail:   fmt.Sprintf("The spec file %q cannot be read: %s.", name, err),
 				})
 				continue
 			}
@@ -154,8 +154,12 @@ func LoadFiles(files map[string][]byte, paths []string, opts Options) (*Plan, hc
 }
 
 // parseFile parses a spec or variables file as HCL, or as JSON when its
-// name ends in .json.
+// name ends in .json, once it is known to be small and shallow enough for
+// the parser.
 func (l *loader) parseFile(src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	if diags := append(checkSize(src, name), CheckNesting(src, name)...); diags.HasErrors() {
+		return nil, diags
+	}
 	if strings.HasSuffix(name, ".json") {
 		return l.parser.ParseJSON(src, name)
 	}

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -102,9 +101,9 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 
 // applyVarFile sets variables from a file of NAME = VALUE attributes.
 func (l *loader) applyVarFile(path string, decls map[string]*variable) {
-	src, err := os.ReadFile(path)
+	src, err := readSpecFile(path)
 	if err != nil {
-		l.errorf(nil, "Unreadable variables file", "The --var-file %q cannot be read: %s.", path, unwrapPathError(err))
+		l.errorf(nil, "Unreadable variables file", "The --var-file %q cannot be read: %s.", path, err)
 		return
 	}
 	f, diags := l.parseFile(src, path)
@@ -138,9 +137,13 @@ func ParseVarValue(raw string, ty cty.Type) (cty.Value, hcl.Diagnostics) {
 	raw = strings.ToValidUTF8(raw, "\uFFFD")
 	val := cty.StringVal(raw)
 	if ty != cty.String {
+		if diags := checkExprNesting([]byte(raw), "<value>"); diags.HasErrors() {
+			diags[0].Subject = nil // the value has no file to show
+			return cty.NilVal, diags
+		}
 		expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value>", hcl.InitialPos)
 		if !diags.HasErrors() {
-			if v, diags := expr.Value(nil); !diags.HasErrors() && v.IsWhollyKnown() {
+			if v, diags := evaluate(expr, nil); !diags.HasErrors() && v.IsWhollyKnown() {
 				val = v
 			}
 		}
@@ -230,7 +233,7 @@ func (l *loader) decodeLocals(blocks []*hcl.Block) {
 			return
 		}
 		state[name] = done
-		v, diags := lv.attr.Expr.Value(l.ctx(nil))
+		v, diags := evaluate(lv.attr.Expr, l.ctx(nil))
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() {
 			v = cty.DynamicVal
