@@ -22,8 +22,8 @@ func Collection(dir string) ([]string, bool) {
 	suites := 0
 	p := hclparse.NewParser()
 	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
+		src, err := readSpecFile(name)
+		if err != nil || CheckNesting(src, name).HasErrors() {
 			continue
 		}
 		f, diags := p.ParseHCL(src, name)
