@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -347,7 +346,7 @@ func (l *loader) iterationsAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *
 			return
 		}
 	case cty.Number:
-		if n, ok := wholeNumber(v); ok && n >= 1 && n < math.MaxInt64 {
+		if n, ok := wholeNumber(v); ok && n >= 1 && n <= MaxIterations {
 			*dst = n
 			return
 		}
@@ -360,5 +359,5 @@ func (l *loader) iterationsAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *
 		got = formatNumber(v)
 	}
 	l.errorf(attr.Expr.Range().Ptr(), "Invalid iterations",
-		"The iteration count must be a whole number of at least 1, or \"auto\" to calibrate it from min_time; got %s.", got)
+		"The iteration count must be a whole number from 1 to %d, or \"auto\" to calibrate it from min_time; got %s.", int64(MaxIterations), got)
 }

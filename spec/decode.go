@@ -23,6 +23,20 @@ const (
 // typo is a diagnostic rather than an exhausted machine.
 const MaxInstances = 10000
 
+// Ranges of the numeric settings. A value outside is a diagnostic, never
+// clamped. Iteration counts stay exact in a float64, so that scaling them
+// (--scale) cannot overflow; a repeat count bounds the runs kept and
+// resampled per benchmark.
+const (
+	MaxIterations = 1 << 53
+	MaxRepeat     = 10000
+	// Number and int op parameters are finite and at most MaxParamNumber
+	// in magnitude; a non-zero number is at least MinParamNumber, so that
+	// ops may take its inverse as a duration in nanoseconds.
+	MaxParamNumber = 1e15
+	MinParamNumber = 1e-9
+)
+
 var rootSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "suite", LabelNames: []string{"name"}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -107,7 +108,7 @@ func (l *loader) boolAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *bool) 
 	}
 }
 
-// countAttr decodes a whole number of at least one (repeat).
+// countAttr decodes a whole number from 1 to MaxRepeat (repeat).
 func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) {
 	if attr == nil {
 		return
@@ -117,9 +118,9 @@ func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) 
 		return
 	}
 	n, ok := wholeNumber(v)
-	if !ok || n < 1 || n > math.MaxInt32 {
+	if !ok || n < 1 || n > MaxRepeat {
 		l.errorf(attr.Expr.Range().Ptr(), "Invalid count",
-			"The value of %q must be a whole number of at least 1; got %s.", attr.Name, formatNumber(v))
+			"The value of %q must be a whole number from 1 to %d; got %s.", attr.Name, MaxRepeat, formatNumber(v))
 		return
 	}
 	*dst = int(n)
@@ -169,18 +170,53 @@ func wholeNumber(v cty.Value) (int64, bool) {
 }
 
 // formatNumber writes a number in its shortest form: 1e8 as 100000000,
-// 0.5 as 0.5.
+// 0.5 as 0.5. A number far from 1 is written approximately, from its
+// binary exponent: its exact decimal form (1e10000000 has ten million
+// digits) would take minutes to build.
 func formatNumber(v cty.Value) string {
 	if v.Type() != cty.Number || v.IsNull() || !v.IsKnown() {
 		return typeName(v.Type())
 	}
 	bf := v.AsBigFloat()
+	if bf.IsInf() {
+		return bf.String()
+	}
+	if exp := bf.MantExp(nil); exp > 100 || exp < -100 {
+		return approxNumber(bf)
+	}
 	if bf.IsInt() {
-		if i, acc := bf.Int(nil); acc == big.Exact && len(i.String()) <= 30 {
+		if i, acc := bf.Int(nil); acc == big.Exact {
 			return i.String()
 		}
 	}
 	return bf.Text('g', -1)
+}
+
+// approxNumber writes bf as d.ddddde+N from its mantissa and binary
+// exponent, without the exact decimal expansion.
+func approxNumber(bf *big.Float) string {
+	if f, _ := bf.Float64(); f != 0 && !math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'g', 6, 64)
+	}
+	mant := new(big.Float)
+	exp := bf.MantExp(mant)
+	m, _ := mant.Float64()
+	l := math.Log10(math.Abs(m)) + float64(exp)*math.Log10(2)
+	e := math.Floor(l)
+	return fmt.Sprintf("%.6ge%+.0f", math.Copysign(math.Pow(10, l-e), m), e)
+}
+
+// numberDigits is about how many digits a number's exact decimal form
+// has, from its binary exponent.
+func numberDigits(bf *big.Float) int {
+	if bf.IsInf() || bf.Sign() == 0 {
+		return 1
+	}
+	exp := bf.MantExp(nil)
+	if exp < 0 {
+		exp = -exp
+	}
+	return 1 + int(float64(exp)*math.Log10(2))
 }
 
 func typeName(t cty.Type) string {

@@ -24,7 +24,8 @@ const (
 	// template sequence and operator chained inside one of them is a level.
 	MaxNesting = 1000
 	// MaxValueBytes bounds the size of any value a spec computes: the bytes
-	// of its strings plus one per number, bool and collection element.
+	// of its strings, the decimal digits of its numbers, and one per bool
+	// and collection element.
 	MaxValueBytes = 4 << 20
 )
 
@@ -259,6 +260,8 @@ func valueSize(v cty.Value, limit int) int {
 	switch {
 	case ty == cty.String:
 		return len(v.AsString())
+	case ty == cty.Number:
+		return numberDigits(v.AsBigFloat())
 	case ty.IsPrimitiveType():
 		return 1
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
@@ -278,6 +281,6 @@ func valueSize(v cty.Value, limit int) int {
 // tooLarge says that a value is over MaxValueBytes, without a final
 // period: function errors get one from HCL.
 func tooLarge(what string) string {
-	return fmt.Sprintf("%s is larger than %d bytes (counting the bytes of its strings and one per number, bool and element), the most a spec value may hold",
+	return fmt.Sprintf("%s is larger than %d bytes (counting the bytes of its strings, the digits of its numbers and one per bool and element), the most a spec value may hold",
 		what, MaxValueBytes)
 }

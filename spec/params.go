@@ -40,11 +40,11 @@ func paramValue(p param.Param, v cty.Value) (any, *paramError) {
 			return nil, err
 		}
 		f, _ := cv.AsBigFloat().Float64()
-		if math.IsInf(f, 0) {
-			return nil, badParam(p, "%s is out of range", formatNumber(cv))
-		}
 		if p.Positive && f <= 0 {
 			return nil, badParam(p, "it must be greater than zero, got %s", formatNumber(cv))
+		}
+		if a := math.Abs(f); a > MaxParamNumber || a != 0 && a < MinParamNumber || cv.AsBigFloat().Sign() != 0 && f == 0 {
+			return nil, badParam(p, "%s is out of range; numbers are zero or between %g and %g in magnitude", formatNumber(cv), MinParamNumber, MaxParamNumber)
 		}
 		return f, nil
 	case param.Int:
@@ -58,6 +58,9 @@ func paramValue(p param.Param, v cty.Value) (any, *paramError) {
 		}
 		if p.Positive && n <= 0 {
 			return nil, badParam(p, "it must be greater than zero, got %d", n)
+		}
+		if n > MaxParamNumber || n < -MaxParamNumber {
+			return nil, badParam(p, "%d is out of range; whole numbers are at most %g in magnitude", n, MaxParamNumber)
 		}
 		return n, nil
 	case param.String:
