@@ -38,32 +38,50 @@ func init() {
 	})
 }
 
-func runIntDiv(_ context.Context, n int64) (Sample, error) {
+func runIntDiv(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	d := intDivisor
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += i / d
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += i / d
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
 }
 
-func runFloatDiv(_ context.Context, n int64) (Sample, error) {
+func runFloatDiv(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	d := floatDivisor
 	var acc, x float64
-	for i := int64(0); i < n; i++ {
-		x++
-		acc += x / d
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			x++
+			acc += x / d
+		}
 	}
 	sinkFloat = acc
 	return Sample{}, nil
 }
 
-func runFloatDivInt(_ context.Context, n int64) (Sample, error) {
+func runFloatDivInt(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	d := floatDivisor
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += int64(float64(i) / d)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += int64(float64(i) / d)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil

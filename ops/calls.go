@@ -57,17 +57,29 @@ func init() {
 	})
 }
 
-func runNoop(_ context.Context, n int64) (Sample, error) {
-	// Go keeps empty counted loops, so this is n increments and compares.
-	for i := int64(0); i < n; i++ {
+func runNoop(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		// Go keeps empty counted loops, so this is n increments and compares.
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+		}
 	}
 	return Sample{}, nil
 }
 
-func runCallDirect(_ context.Context, n int64) (Sample, error) {
+func runCallDirect(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += addOne(i)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += addOne(i)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
@@ -80,11 +92,17 @@ func addOne(x int64) int64 { return x + 1 }
 // function it holds and turn the indirect call into a direct one.
 var funcValue = addOne
 
-func runCallFuncValue(_ context.Context, n int64) (Sample, error) {
+func runCallFuncValue(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	f := funcValue
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += f(i)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += f(i)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
@@ -100,11 +118,17 @@ func (o *offset) Add(x int64) int64 { return x + o.k }
 // call in the loop stays an itab dispatch.
 var dynamicAdder adder = &offset{k: 1}
 
-func runCallInterface(_ context.Context, n int64) (Sample, error) {
+func runCallInterface(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	a := dynamicAdder
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += a.Add(i)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += a.Add(i)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
@@ -112,20 +136,26 @@ func runCallInterface(_ context.Context, n int64) (Sample, error) {
 
 var reflectAddOne = reflect.ValueOf(addOne)
 
-func runCallReflect(_ context.Context, n int64) (Sample, error) {
+func runCallReflect(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	fn := reflectAddOne
 	args := []reflect.Value{reflect.ValueOf(int64(1))}
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += fn.Call(args)[0].Int()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += fn.Call(args)[0].Int()
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
 }
 
 // stopped reports whether done is closed. Ops whose iterations take
-// microseconds check it every iteration; ns-scale ops never do, as a
-// check would cost as much as the work.
+// microseconds check it every iteration; ns-scale ops check it once per
+// chunk of iterations (chunkEnd), where its cost is lost in the work.
 func stopped(done <-chan struct{}) bool {
 	select {
 	case <-done:
@@ -133,4 +163,25 @@ func stopped(done <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// chunk is how many iterations an ns-scale op runs between two looks at its
+// context: about 20ms of the slowest of them (call.reflect), so that a
+// timed-out op stops within that, while one select per 65536 iterations
+// costs nothing measurable.
+const chunk = 1 << 16
+
+// chunkEnd is the end of the chunk of iterations that starts at i, of at
+// most per iterations, for a loop of n.
+func chunkEnd(i, n, per int64) int64 {
+	if n-i > per {
+		return i + per
+	}
+	return n
+}
+
+// chunkFor bounds the chunk of an op that touches size bytes per
+// iteration (memcpy, alloc) to about 64MB of memory traffic.
+func chunkFor(size int64) int64 {
+	return max(1, min(chunk, (64<<20)/max(size, 1)))
 }

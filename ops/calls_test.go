@@ -3,8 +3,10 @@ package ops
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/specrun/specrun/param"
 )
@@ -202,5 +204,44 @@ func TestDivisionsComputeTheirResults(t *testing.T) {
 	}
 	if run("float.div_int"); sinkInt != wantInt {
 		t.Errorf("float.div_int: sum = %d, want %d (truncation matches integer division here)", sinkInt, wantInt)
+	}
+}
+
+// TestInProcessOpsStopWhenCancelled: an op told to stop does, rather than
+// run on and steal a core from the benchmarks after it.
+func TestInProcessOpsStopWhenCancelled(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name := range catalog {
+		if name == "process.spawn" {
+			continue // the process ops are tested with the processes
+		}
+		t.Run(name, func(t *testing.T) {
+			s, err := prepare(t, name, nil).Run(cancelled, 1<<20)
+			if !errors.Is(err, context.Canceled) || s.N >= 1<<20 {
+				t.Errorf("Run on a cancelled context: N=%d, err=%v; want it stopped with context.Canceled", s.N, err)
+			}
+		})
+	}
+}
+
+// TestOpsStopMidRun: a timeout during a run too long to finish in any
+// test's time stops it between two chunks.
+func TestOpsStopMidRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  param.Values
+	}{
+		{"noop", nil},
+		{"call.reflect", nil},
+		{"memcpy", param.Values{"size": int64(16 << 20)}},
+		{"alloc", param.Values{"size": int64(1 << 20)}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		s, err := prepare(t, tc.name, tc.set).Run(ctx, math.MaxInt64)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || s.N >= math.MaxInt64 {
+			t.Errorf("%s: N=%d, err=%v; want it stopped with DeadlineExceeded", tc.name, s.N, err)
+		}
 	}
 }

@@ -71,36 +71,54 @@ func init() {
 	})
 }
 
-func runGetpid(_ context.Context, n int64) (Sample, error) {
+func runGetpid(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += int64(syscall.Getpid())
-	}
-	sinkInt = acc
-	return Sample{}, nil
-}
-
-func runTime(_ context.Context, n int64) (Sample, error) {
-	var acc int64
-	for i := int64(0); i < n; i++ {
-		t, err := syscall.Time(nil)
-		if err != nil {
-			return Sample{N: i}, fmt.Errorf("call time: %w", err)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
 		}
-		acc += int64(t)
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += int64(syscall.Getpid())
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
 }
 
-func runGettimeofday(_ context.Context, n int64) (Sample, error) {
+func runTime(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
+	var acc int64
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			t, err := syscall.Time(nil)
+			if err != nil {
+				return Sample{N: i}, fmt.Errorf("call time: %w", err)
+			}
+			acc += int64(t)
+		}
+	}
+	sinkInt = acc
+	return Sample{}, nil
+}
+
+func runGettimeofday(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	var tv syscall.Timeval
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		if err := syscall.Gettimeofday(&tv); err != nil {
-			return Sample{N: i}, fmt.Errorf("call gettimeofday: %w", err)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
 		}
-		acc += int64(tv.Usec)
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			if err := syscall.Gettimeofday(&tv); err != nil {
+				return Sample{N: i}, fmt.Errorf("call gettimeofday: %w", err)
+			}
+			acc += int64(tv.Usec)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
@@ -112,29 +130,41 @@ func newClockGettime(p param.Values, _ Env) (Op, error) {
 	if !ok {
 		return nil, fmt.Errorf("clock.gettime: unknown clock %q (want monotonic, realtime or process)", name)
 	}
-	return Func(func(_ context.Context, n int64) (Sample, error) {
-		return runClockGettime(id, n)
+	return Func(func(ctx context.Context, n int64) (Sample, error) {
+		return runClockGettime(ctx, id, n)
 	}), nil
 }
 
-func runClockGettime(id uintptr, n int64) (Sample, error) {
+func runClockGettime(ctx context.Context, id uintptr, n int64) (Sample, error) {
+	done := ctx.Done()
 	var ts syscall.Timespec
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		// RawSyscall, not Syscall: like C, no scheduler hand-off around a call that never blocks.
-		if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, id, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-			return Sample{N: i}, fmt.Errorf("call clock_gettime: %w", e)
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
 		}
-		acc += int64(ts.Nsec)
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			// RawSyscall, not Syscall: like C, no scheduler hand-off around a call that never blocks.
+			if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, id, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+				return Sample{N: i}, fmt.Errorf("call clock_gettime: %w", e)
+			}
+			acc += int64(ts.Nsec)
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil
 }
 
-func runTimeNow(_ context.Context, n int64) (Sample, error) {
+func runTimeNow(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	var acc int64
-	for i := int64(0); i < n; i++ {
-		acc += int64(time.Now().Nanosecond())
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			acc += int64(time.Now().Nanosecond())
+		}
 	}
 	sinkInt = acc
 	return Sample{}, nil

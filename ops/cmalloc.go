@@ -25,7 +25,6 @@ import "C"
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/specrun/specrun/param"
 )
@@ -36,19 +35,29 @@ func init() {
 	Register(&Def{
 		Name: "c.malloc",
 		Doc: "One iteration is one C malloc of size bytes, a one-byte volatile store into it, " +
-			"and free, in a loop written in C (one cgo call per run, not per iteration). " +
+			"and free, in a loop written in C (one cgo call per chunk of up to 65536 iterations, not per iteration). " +
 			"Built only with -tags specrun_cmalloc.",
 		Classic: "16 byte malloc/free; 16MB malloc/free",
 		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
 		Memory:  sizeFootprint(1, "one malloc of size bytes"),
 		New: func(p param.Values, _ Env) (Op, error) {
-			size := p.Size("size")
-			if size <= 0 {
-				return nil, fmt.Errorf("c.malloc: size must be positive, got %d", size)
+			size, err := positiveSize("c.malloc", p)
+			if err != nil {
+				return nil, err
 			}
-			return Func(func(_ context.Context, n int64) (Sample, error) {
-				if C.mallocFree(C.size_t(size), C.long(n)) != 0 {
-					return Sample{}, errors.New("c.malloc: malloc returned NULL")
+			per := chunkFor(size)
+			return Func(func(ctx context.Context, n int64) (Sample, error) {
+				// One cgo call per chunk: the context is seen between them.
+				done := ctx.Done()
+				for i := int64(0); i < n; {
+					if stopped(done) {
+						return Sample{N: i}, ctx.Err()
+					}
+					end := chunkEnd(i, n, per)
+					if C.mallocFree(C.size_t(size), C.long(end-i)) != 0 {
+						return Sample{N: i}, errors.New("c.malloc: malloc returned NULL")
+					}
+					i = end
 				}
 				return Sample{}, nil
 			}), nil

@@ -127,18 +127,30 @@ var (
 	mutexCounter int64 // guarded by mu
 )
 
-func runMutex(_ context.Context, n int64) (Sample, error) {
-	for i := int64(0); i < n; i++ {
-		mu.Lock()
-		mutexCounter++
-		mu.Unlock()
+func runMutex(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			mu.Lock()
+			mutexCounter++
+			mu.Unlock()
+		}
 	}
 	return Sample{}, nil
 }
 
-func runAtomicAdd(_ context.Context, n int64) (Sample, error) {
-	for i := int64(0); i < n; i++ {
-		atomic.AddInt64(&sinkCounter, 1)
+func runAtomicAdd(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			atomic.AddInt64(&sinkCounter, 1)
+		}
 	}
 	return Sample{}, nil
 }

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime/metrics"
@@ -77,50 +78,66 @@ func init() {
 		New: func(param.Values, Env) (Op, error) {
 			p := &sync.Pool{New: func() any { return new([64]byte) }}
 			return Func(func(ctx context.Context, n int64) (Sample, error) {
-				return runPool(p, n), nil
+				return runPool(ctx, p, n)
 			}), nil
 		},
 	})
 }
 
 func newMemcpy(p param.Values, _ Env) (Op, error) {
-	size := p.Size("size")
-	if size <= 0 {
-		return nil, fmt.Errorf("memcpy: size must be positive, got %d", size)
+	size, err := positiveSize("memcpy", p)
+	if err != nil {
+		return nil, err
 	}
 	src, dst := make([]byte, size), make([]byte, size)
 	for i := range src {
 		src[i] = byte(i)
 	}
-	return Func(func(_ context.Context, n int64) (Sample, error) {
-		runMemcpy(dst, src, n)
-		return Sample{}, nil
+	per := chunkFor(size)
+	return Func(func(ctx context.Context, n int64) (Sample, error) {
+		return runMemcpy(ctx, dst, src, n, per)
 	}), nil
 }
 
-func runMemcpy(dst, src []byte, n int64) {
-	for i := int64(0); i < n; i++ {
-		copy(dst, src)
+func runMemcpy(ctx context.Context, dst, src []byte, n, per int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, per); i < end; i++ {
+			copy(dst, src)
+		}
 	}
 	sinkBytes = dst
+	return Sample{}, nil
 }
 
 func newAlloc(p param.Values, _ Env) (Op, error) {
-	size := p.Size("size")
-	if size <= 0 {
-		return nil, fmt.Errorf("alloc: size must be positive, got %d", size)
+	size, err := positiveSize("alloc", p)
+	if err != nil {
+		return nil, err
 	}
-	return Func(func(_ context.Context, n int64) (Sample, error) {
+	per := chunkFor(size)
+	return Func(func(ctx context.Context, n int64) (Sample, error) {
 		before := readGC()
-		runAlloc(int(size), n)
-		return Sample{Metrics: readGC().since(before, n)}, nil
+		s, err := runAlloc(ctx, int(size), n, per)
+		s.Metrics = readGC().since(before, cmp.Or(s.N, n))
+		return s, err
 	}), nil
 }
 
-func runAlloc(size int, n int64) {
-	for i := int64(0); i < n; i++ {
-		sinkBytes = make([]byte, size)
+func runAlloc(ctx context.Context, size int, n, per int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, per); i < end; i++ {
+			sinkBytes = make([]byte, size)
+		}
 	}
+	return Sample{}, nil
 }
 
 // object stands for a small object with a few fields set by its
@@ -134,21 +151,33 @@ type object struct {
 
 var objectName = "object"
 
-func runAllocObject(_ context.Context, n int64) (Sample, error) {
+func runAllocObject(ctx context.Context, n int64) (Sample, error) {
+	done := ctx.Done()
 	before := readGC()
-	for i := int64(0); i < n; i++ {
-		sinkObject = &object{id: i, gen: 1, name: objectName, flags: 3}
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			sinkObject = &object{id: i, gen: 1, name: objectName, flags: 3}
+		}
 	}
 	return Sample{Metrics: readGC().since(before, n)}, nil
 }
 
-func runPool(p *sync.Pool, n int64) Sample {
-	for i := int64(0); i < n; i++ {
-		b := p.Get().(*[64]byte)
-		b[0]++
-		p.Put(b)
+func runPool(ctx context.Context, p *sync.Pool, n int64) (Sample, error) {
+	done := ctx.Done()
+	for i := int64(0); i < n; {
+		if stopped(done) {
+			return Sample{N: i}, ctx.Err()
+		}
+		for end := chunkEnd(i, n, chunk); i < end; i++ {
+			b := p.Get().(*[64]byte)
+			b[0]++
+			p.Put(b)
+		}
 	}
-	return Sample{}
+	return Sample{}, nil
 }
 
 // gcState is a reading of the collector's counters.
