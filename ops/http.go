@@ -2,9 +2,13 @@ package ops
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"sort"
@@ -15,7 +19,6 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/valyala/fasthttp"
 
 	"github.com/specrun/specrun/param"
 )
@@ -69,7 +72,7 @@ func init() {
 	})
 }
 
-var httpMetrics = []Metric{
+var httpMetrics = append([]Metric{
 	{Name: "requests_per_sec", Unit: "requests/s", Doc: "Completed requests (failed included, as ab counts them) over the phase's elapsed time.", HigherIsBetter: true},
 	{Name: "time_per_request_ms", Unit: "ms", Doc: "concurrency * elapsed / requests: the mean time one client waits (ab's first figure)."},
 	{Name: "time_per_request_all_ms", Unit: "ms", Doc: "elapsed / requests: mean across all concurrent requests (ab's second figure)."},
@@ -79,46 +82,73 @@ var httpMetrics = []Metric{
 	{Name: "requests", Unit: "count", Doc: "Requests completed in the phase."},
 	{Name: "failed", Unit: "count", Doc: "Requests that failed: connect, send or read error, timeout, or a body length unlike the first response's (as ab counts them)."},
 	{Name: "non_2xx", Unit: "count", Doc: "Responses with a status outside 200-299."},
-	{Name: "latency_p50_ns", Unit: "ns", Doc: "Median request latency."},
-	{Name: "latency_p90_ns", Unit: "ns", Doc: "90th percentile request latency."},
-	{Name: "latency_p99_ns", Unit: "ns", Doc: "99th percentile request latency."},
-	{Name: "latency_p999_ns", Unit: "ns", Doc: "99.9th percentile request latency."},
-	{Name: "latency_max_ns", Unit: "ns", Doc: "Largest request latency."},
+	{Name: "latency_p50_ns", Unit: "ns", Doc: "Median latency of the responses: " + latencyDef},
+	{Name: "latency_p90_ns", Unit: "ns", Doc: "90th percentile latency (as latency_p50_ns)."},
+	{Name: "latency_p99_ns", Unit: "ns", Doc: "99th percentile latency (as latency_p50_ns)."},
+	{Name: "latency_p999_ns", Unit: "ns", Doc: "99.9th percentile latency (as latency_p50_ns)."},
+	{Name: "latency_max_ns", Unit: "ns", Doc: "Largest latency (as latency_p50_ns)."},
 	{Name: "client_cpu_ns_per_request", Unit: "ns", Doc: "specrun's own CPU time (user+sys) over requests: the load generator's cost."},
 	{Name: "server_cpu_ns", Unit: "ns", Doc: "The server's CPU time (user+sys of its process group) during the phase; server blocks only."},
 	{Name: "server_cpu_ns_per_request", Unit: "ns", Doc: "server_cpu_ns over requests."},
 	{Name: "server_max_rss_bytes", Unit: "bytes", Doc: "The server's peak resident set size during the phase."},
+}, connectionTimeMetrics()...)
+
+// latencyDef says what latency_* measure, and which figures are raw.
+const latencyDef = "in a closed loop, raw samples from the first byte of the request written to the last byte " +
+	"of the response read, the connect excluded (wrk's definition; stock wrk then back-fills its percentiles " +
+	"for coordinated omission, specrun does not); with rate, from each request's intended send time, " +
+	"connect and any wait for a free connection included (wrk2's correction for coordinated omission)."
+
+// connectionTimes are ab's "Connection Times" rows, always raw samples of
+// the responses received: connect (zero on a kept-alive connection),
+// processing (connected to last byte read), waiting (request written to
+// first byte read) and total (start of connect, or of the write, to last
+// byte read).
+var connectionTimes = [...]string{"connect", "processing", "waiting", "total"}
+
+func connectionTimeMetrics() []Metric {
+	var ms []Metric
+	docs := map[string]string{
+		"connect":    "connecting (0 on a reused keep-alive connection)",
+		"processing": "from connected to the last byte of the response read",
+		"waiting":    "from the request written to the first byte of the response read",
+		"total":      "from the start of the connect (or of the write, on a reused connection) to the last byte read",
+	}
+	for _, row := range connectionTimes {
+		for _, stat := range [...]string{"min", "mean", "sd", "median", "max"} {
+			ms = append(ms, Metric{Name: row + "_" + stat + "_ns", Unit: "ns",
+				Doc: "ab's Connection Times, " + row + " " + stat + ": " + docs[row] + "; raw samples."})
+		}
+	}
+	return ms
 }
 
-// Histogram bounds: 1µs resolution up to an hour, 3 significant digits,
-// as wrk2 records. One histogram is about 190 KB, so connections share at
-// most histShards of them.
+// Histograms of a phase record nanoseconds up to an hour: latency with 3
+// significant digits, as wrk2 does, and ab's connection times with 2 (ab
+// prints whole milliseconds).
 const (
-	histMin    = int64(time.Microsecond)
 	histMax    = int64(time.Hour)
-	histShards = 64
+	flushEvery = 128 // samples a connection keeps before adding them to the phase's histograms
 )
 
-// shard is a latency histogram that a few connections share.
-type shard struct {
-	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
-}
-
 type httpOp struct {
-	client      *fasthttp.HostClient
-	uri         string
-	method      string
-	headers     [][2]string
-	body        []byte
+	addr        netip.AddrPort // resolved once, when the op is prepared
+	tls         *tls.Config    // nil for http
+	request     []byte         // what every connection sends, built once
+	head        bool           // a HEAD request: responses have no body
 	concurrency int
 	duration    time.Duration
 	rate        float64
+	timeout     time.Duration
 	keepalive   bool
 	maxFailures float64 // the fraction of bad requests a phase may have
 	anyLength   bool    // ab -l: a body length unlike the first response's is no failure
 	serverPID   int     // 0 when the URL is not a server block's
-	received    int64   // bytes read from the server, updated by every connection
+
+	mu    sync.Mutex  // guards conns between phases
+	conns []*wireConn // kept-alive connections, one slot per worker, reused by the next phase
+	bufs  []byte      // the read buffers of all slots, one allocation
+	stats *phaseStats // reset by every phase
 }
 
 func newHTTP(p param.Values, env Env) (Op, error) {
@@ -130,21 +160,28 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("http: url %q is not an http or https URL", target)
 	}
-	addr := u.Host
-	if u.Port() == "" {
-		addr = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	// One resolution per instance: a phase dials the address it found.
+	tcp, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return nil, fmt.Errorf("http: resolve %s: %w", u.Host, err)
 	}
 	o := &httpOp{
-		uri:         u.String(),
-		method:      strings.ToUpper(p.String("method")),
-		body:        []byte(p.String("body")),
+		addr:        netip.AddrPortFrom(tcp.AddrPort().Addr().Unmap(), tcp.AddrPort().Port()),
 		concurrency: int(max(p.Int("concurrency"), 1)),
 		duration:    p.Duration("duration"),
 		rate:        p.Float("rate"),
+		timeout:     p.Duration("request_timeout"),
 		keepalive:   !p.Has("keepalive") || p.Bool("keepalive"),
 		maxFailures: 0.01,
 		anyLength:   p.Bool("variable_length"),
 		serverPID:   pid,
+	}
+	if o.timeout <= 0 {
+		o.timeout = 30 * time.Second
 	}
 	if p.Has("max_failures") {
 		o.maxFailures = p.Float("max_failures")
@@ -155,44 +192,431 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	if err := checkConcurrency(o.concurrency); err != nil {
 		return nil, err
 	}
-	if o.method == "" {
-		o.method = "GET"
+	if u.Scheme == "https" {
+		o.tls = &tls.Config{ServerName: u.Hostname()}
 	}
+	method := strings.ToUpper(p.String("method"))
+	if method == "" {
+		method = "GET"
+	}
+	o.head = method == "HEAD"
+	var headers [][2]string
 	for k, v := range p.StringMap("headers") {
-		o.headers = append(o.headers, [2]string{k, v})
+		headers = append(headers, [2]string{k, v})
 	}
-	sort.Slice(o.headers, func(i, j int) bool { return o.headers[i][0] < o.headers[j][0] })
-
-	timeout := p.Duration("request_timeout")
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	o.client = &fasthttp.HostClient{
-		Addr:  addr,
-		IsTLS: u.Scheme == "https",
-		// Each worker holds one connection, as ab's and wrk's do.
-		MaxConns:           o.concurrency,
-		MaxConnWaitTimeout: timeout,
-		ReadTimeout:        timeout,
-		WriteTimeout:       timeout,
-		// A benchmark counts a failure; it never retries one.
-		MaxIdemponentCallAttempts: 1,
-		// A whole response in one read where the page allows: fewer syscalls per request.
-		ReadBufferSize:           64 << 10,
-		RetryIfErr:               func(*fasthttp.Request, int, error) (bool, bool) { return false, false },
-		NoDefaultUserAgentHeader: true,
-		// Headers go out as the spec wrote them.
-		DisableHeaderNamesNormalizing: true,
-		DisablePathNormalizing:        true,
-		DialTimeout: func(addr string, t time.Duration) (net.Conn, error) {
-			c, err := net.DialTimeout("tcp", addr, min(t, timeout))
-			if err != nil {
-				return nil, err
-			}
-			return &countConn{Conn: c, n: &o.received}, nil
-		},
-	}
+	sort.Slice(headers, func(i, j int) bool { return headers[i][0] < headers[j][0] })
+	o.request = buildRequest(method, u.RequestURI(), u.Host, headers, []byte(p.String("body")), o.keepalive)
+	o.conns = make([]*wireConn, o.concurrency)
+	o.bufs = make([]byte, o.concurrency*readBufferSize)
+	o.stats = newPhaseStats()
 	return o, nil
+}
+
+// tally is one connection's count for a phase, merged when the phase ends
+// so that the hot path shares nothing but, now and then, the histograms.
+type tally struct {
+	done      int64
+	failed    int64
+	non2xx    int64
+	bad       int64 // failed or non-2xx, each request once
+	bodyBytes int64
+	received  int64 // bytes read, headers included
+}
+
+func (t *tally) add(u tally) {
+	t.done += u.done
+	t.failed += u.failed
+	t.non2xx += u.non2xx
+	t.bad += u.bad
+	t.bodyBytes += u.bodyBytes
+	t.received += u.received
+}
+
+// sample is one response's timings, in nanoseconds.
+type sample struct {
+	latency int64
+	times   [len(connectionTimes)]int64 // connect, processing, waiting, total
+}
+
+// dist is one of ab's connection-time rows: a histogram for the median and
+// exact sums for the mean and standard deviation.
+type dist struct {
+	hist       *hdrhistogram.Histogram
+	n          int64
+	sum, sumSq float64
+	min, max   int64
+}
+
+func (d *dist) add(v int64) {
+	d.hist.RecordValue(min(max(v, 0), histMax))
+	if d.n == 0 || v < d.min {
+		d.min = v
+	}
+	d.max = max(d.max, v)
+	d.n++
+	d.sum += float64(v)
+	d.sumSq += float64(v) * float64(v)
+}
+
+// phaseStats are the histograms of one phase, which connections add to a
+// batch of samples at a time.
+type phaseStats struct {
+	mu      sync.Mutex
+	latency *hdrhistogram.Histogram
+	times   [len(connectionTimes)]dist
+}
+
+func newPhaseStats() *phaseStats {
+	s := &phaseStats{latency: hdrhistogram.New(1, histMax, 3)}
+	for i := range s.times {
+		s.times[i].hist = hdrhistogram.New(1, histMax, 2)
+	}
+	return s
+}
+
+func (s *phaseStats) reset() {
+	s.latency.Reset()
+	for i := range s.times {
+		h := s.times[i].hist
+		h.Reset()
+		s.times[i] = dist{hist: h}
+	}
+}
+
+func (s *phaseStats) add(batch []sample) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range batch {
+		s.latency.RecordValue(min(max(x.latency, 1), histMax))
+		for i, v := range x.times {
+			s.times[i].add(v)
+		}
+	}
+}
+
+// worker drives one connection through a phase.
+type worker struct {
+	o     *httpOp
+	ph    *phase
+	buf   []byte
+	mu    sync.Mutex   // guards c against the watchdog
+	c     *wireConn    // nil between connections
+	since atomic.Int64 // monoNow at the start of the request in flight, 0 when none
+	t     tally
+	batch []sample
+}
+
+// phase is what the workers of one Run share.
+type phase struct {
+	ctx      context.Context
+	n        int64
+	next     atomic.Int64 // the next request's index
+	stop     atomic.Bool
+	start    int64 // monoNow
+	deadline int64 // monoNow; 0 without a duration
+	interval float64
+	bodyLen  atomic.Int64 // the first response's body length, +1; 0 until there is one
+	dialer   net.Dialer
+}
+
+func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
+	ph := &phase{ctx: ctx, n: n, dialer: net.Dialer{Timeout: o.timeout}}
+	if o.rate > 0 {
+		ph.interval = float64(time.Second) / o.rate
+	}
+	var watch *procWatch
+	if o.serverPID > 0 {
+		watch = watchProcs(o.serverPID)
+	}
+	o.stats.reset()
+	workers := make([]*worker, o.concurrency)
+	o.mu.Lock()
+	for i := range workers {
+		workers[i] = &worker{o: o, ph: ph, c: o.conns[i], buf: o.bufs[i*readBufferSize : (i+1)*readBufferSize : (i+1)*readBufferSize]}
+	}
+	o.mu.Unlock()
+
+	watchdog := make(chan struct{})
+	var wg sync.WaitGroup
+	cpu0 := selfCPU()
+	wall := time.Now()
+	ph.start = monoNow()
+	if o.duration > 0 {
+		ph.deadline = ph.start + int64(o.duration)
+	}
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	go o.watch(ph, workers, watchdog)
+	wg.Wait()
+	elapsed := time.Since(wall)
+	clientCPU := selfCPU() - cpu0
+	close(watchdog)
+
+	var total tally
+	o.mu.Lock()
+	for i, w := range workers {
+		o.stats.add(w.batch)
+		total.add(w.t)
+		o.conns[i] = w.c
+	}
+	o.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		if watch != nil {
+			watch.Stop()
+		}
+		return Sample{}, err
+	}
+	reqs := float64(max(total.done, 1))
+	secs := elapsed.Seconds()
+	st := o.stats
+	m := map[string]float64{
+		"requests_per_sec":          float64(total.done) / secs,
+		"time_per_request_ms":       float64(o.concurrency) * secs * 1e3 / reqs,
+		"time_per_request_all_ms":   secs * 1e3 / reqs,
+		"transfer_bytes_per_sec":    float64(total.received) / secs,
+		"total_bytes":               float64(total.received),
+		"body_bytes":                float64(total.bodyBytes),
+		"requests":                  float64(total.done),
+		"failed":                    float64(total.failed),
+		"non_2xx":                   float64(total.non2xx),
+		"latency_p50_ns":            float64(st.latency.ValueAtQuantile(50)),
+		"latency_p90_ns":            float64(st.latency.ValueAtQuantile(90)),
+		"latency_p99_ns":            float64(st.latency.ValueAtQuantile(99)),
+		"latency_p999_ns":           float64(st.latency.ValueAtQuantile(99.9)),
+		"latency_max_ns":            float64(st.latency.Max()),
+		"client_cpu_ns_per_request": float64(clientCPU) / reqs,
+	}
+	for i, row := range connectionTimes {
+		d := &st.times[i]
+		var mean, sd float64
+		if d.n > 0 {
+			mean = d.sum / float64(d.n)
+		}
+		if d.n > 1 {
+			sd = math.Sqrt(max(d.sumSq-d.sum*mean, 0) / float64(d.n-1)) // ab's: over n-1
+		}
+		m[row+"_min_ns"] = float64(d.min)
+		m[row+"_mean_ns"] = mean
+		m[row+"_sd_ns"] = sd
+		m[row+"_median_ns"] = float64(d.hist.ValueAtQuantile(50))
+		m[row+"_max_ns"] = float64(d.max)
+	}
+	if watch != nil {
+		cpu, rss := watch.Stop()
+		m["server_cpu_ns"] = float64(cpu)
+		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
+		m["server_max_rss_bytes"] = float64(rss)
+	}
+	warnings, err := o.judge(total, elapsed)
+	if err != nil {
+		return Sample{}, err
+	}
+	return Sample{N: total.done, Elapsed: elapsed, Metrics: m, Warnings: warnings}, nil
+}
+
+// watch is the phase's one timer: rather than a deadline per request, it
+// looks at the requests in flight now and then and breaks the connection
+// of one over request_timeout, and of all when the run is cancelled.
+func (o *httpOp) watch(ph *phase, workers []*worker, done <-chan struct{}) {
+	every := min(max(o.timeout/10, time.Millisecond), 100*time.Millisecond)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ph.ctx.Done():
+			ph.stop.Store(true)
+			for _, w := range workers {
+				w.abort()
+			}
+			<-done
+			return
+		case <-tick.C:
+			now := monoNow()
+			for _, w := range workers {
+				if s := w.since.Load(); s != 0 && now-s > int64(o.timeout) {
+					w.abort()
+				}
+			}
+		}
+	}
+}
+
+// abort makes the worker's blocked read or write return at once.
+func (w *worker) abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.c != nil {
+		w.c.nc.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// loop sends requests until the phase's count or duration is reached.
+func (w *worker) loop() {
+	o, ph := w.o, w.ph
+	w.batch = make([]sample, 0, flushEvery)
+	last := int64(0) // when the last response ended; the next request starts there in a closed loop
+	for !ph.stop.Load() {
+		var i int64
+		if ph.deadline == 0 || ph.interval > 0 {
+			i = ph.next.Add(1) - 1
+			if ph.deadline == 0 && i >= ph.n {
+				return
+			}
+		}
+		start, intended := last, int64(0)
+		if ph.interval > 0 {
+			// Open model: latency counts from when the request was due.
+			intended = ph.start + int64(float64(i)*ph.interval)
+			if ph.deadline != 0 && intended >= ph.deadline {
+				return
+			}
+			sleepUntil(intended)
+			start = 0
+		}
+		if start == 0 {
+			start = monoNow()
+		}
+		if ph.deadline != 0 && start >= ph.deadline {
+			return
+		}
+		w.since.Store(start)
+		t, resp, err := w.do(start)
+		last = monoNow()
+		if w.c != nil && w.c.reads == 1 && err == nil {
+			last = w.c.first // the whole response came in one read
+		}
+		w.since.Store(0)
+		w.t.done++
+		if err != nil {
+			w.t.failed++
+			w.t.bad++
+			w.hangUp()
+			last = 0
+			continue
+		}
+		bad := false
+		if resp.status < 200 || resp.status > 299 {
+			w.t.non2xx++
+			bad = true
+		}
+		w.t.bodyBytes += resp.body
+		if !o.anyLength {
+			if want := ph.bodyLen.Load(); want == 0 {
+				ph.bodyLen.CompareAndSwap(0, resp.body+1)
+			} else if want != resp.body+1 {
+				w.t.failed++ // ab's "Length" failure
+				bad = true
+			}
+		}
+		if bad {
+			w.t.bad++
+		}
+		x := sample{latency: last - t.ready, times: [...]int64{t.connect, last - t.ready, t.waiting, last - start}}
+		if intended != 0 {
+			x.latency = last - intended
+		}
+		w.batch = append(w.batch, x)
+		if len(w.batch) == flushEvery {
+			o.stats.add(w.batch)
+			w.batch = w.batch[:0]
+		}
+		if resp.close || !o.keepalive {
+			w.hangUp()
+			last = 0
+		}
+	}
+}
+
+// reqTimes are the clock readings of one request that its sample needs.
+type reqTimes struct {
+	connect int64 // time spent connecting; 0 on a kept-alive connection
+	ready   int64 // monoNow when the connection was ready and the write began
+	waiting int64 // from the request written to the first byte read
+}
+
+// do sends the request on the worker's connection, dialing one first if
+// needed, and reads the response. A kept-alive connection that the server
+// closed while idle is redialed once, as browsers do: the request never
+// reached it.
+func (w *worker) do(start int64) (t reqTimes, resp response, err error) {
+	for attempt := 0; ; attempt++ {
+		fresh := w.c == nil
+		t = reqTimes{ready: start}
+		if fresh {
+			if err := w.dial(); err != nil {
+				return t, resp, err
+			}
+			t.ready = monoNow()
+			t.connect = t.ready - start
+		}
+		c := w.c
+		before := c.n
+		if _, err = c.nc.Write(w.o.request); err == nil {
+			written := monoNow()
+			resp, err = c.readResponse(w.o.head)
+			t.waiting = c.first - written
+		}
+		w.t.received += c.n - before
+		if err == nil || fresh || attempt > 0 || c.n != before || !retryable(err) || w.ph.stop.Load() {
+			return t, resp, err
+		}
+		w.hangUp()
+	}
+}
+
+// retryable is a kept-alive connection's error when the server had closed it.
+func retryable(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func (w *worker) dial() error {
+	tcp, err := w.ph.dialer.DialTCP(w.ph.ctx, "tcp", netip.AddrPort{}, w.o.addr)
+	if err != nil {
+		return err
+	}
+	var nc net.Conn = tcp
+	if w.o.tls != nil {
+		t := tls.Client(tcp, w.o.tls)
+		if err := t.HandshakeContext(w.ph.ctx); err != nil {
+			tcp.Close()
+			return err
+		}
+		nc = t
+	}
+	w.mu.Lock()
+	w.c = newWireConn(nc, w.buf)
+	w.mu.Unlock()
+	return nil
+}
+
+// hangUp closes the worker's connection.
+func (w *worker) hangUp() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.c != nil {
+		w.c.nc.Close()
+		w.c = nil
+	}
+}
+
+// Close closes the connections kept alive between phases.
+func (o *httpOp) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, c := range o.conns {
+		if c != nil {
+			c.nc.Close()
+			o.conns[i] = nil
+		}
+	}
+	return nil
 }
 
 // httpServer is the server block an http instance loads, or "" for a URL
@@ -253,173 +677,10 @@ func resolveTarget(p param.Values, env Env) (string, int, error) {
 	return strings.TrimSuffix(s.URL, "/") + path, s.PID, nil
 }
 
-// countConn counts the bytes a connection reads: ab's "Total transferred".
-type countConn struct {
-	net.Conn
-	n *int64
-}
-
-func (c *countConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	atomic.AddInt64(c.n, int64(n))
-	return n, err
-}
-
-// worker is one connection's tally for a phase, merged when the phase ends
-// so that the hot path shares only the request counter and, beyond
-// histShards connections, a histogram.
-type worker struct {
-	shard     *shard
-	done      int64
-	failed    int64
-	non2xx    int64
-	bad       int64 // failed or non-2xx, each request once
-	bodyBytes int64
-}
-
-func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
-	var (
-		next      atomic.Int64
-		bodyLen   atomic.Int64 // the first response's body length, +1 (0: none yet)
-		stop      atomic.Bool
-		wg        sync.WaitGroup
-		workers   = make([]*worker, o.concurrency)
-		shards    = make([]*shard, min(o.concurrency, histShards))
-		interval  time.Duration
-		deadline  time.Time
-		watch     *procWatch
-		atomicRcv = atomic.LoadInt64(&o.received)
-	)
-	if o.rate > 0 {
-		interval = time.Duration(float64(time.Second) / o.rate)
-	}
-	if o.serverPID > 0 {
-		watch = watchProcs(o.serverPID)
-	}
-	stopOnCancel := context.AfterFunc(ctx, func() { stop.Store(true) })
-	defer stopOnCancel()
-
-	for i := range shards {
-		shards[i] = &shard{hist: hdrhistogram.New(histMin, histMax, 3)}
-	}
-	cpu0 := selfCPU()
-	start := time.Now()
-	if o.duration > 0 {
-		deadline = start.Add(o.duration)
-	}
-	for i := range workers {
-		w := &worker{shard: shards[i%len(shards)]}
-		workers[i] = w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
-			defer fasthttp.ReleaseResponse(resp)
-			o.build(req)
-			for !stop.Load() {
-				i := next.Add(1) - 1
-				if deadline.IsZero() && i >= n {
-					return
-				}
-				sent := time.Now()
-				if interval > 0 {
-					// Open model: latency counts from when the request was due.
-					sent = start.Add(time.Duration(i) * interval)
-					if d := time.Until(sent); d > 0 {
-						time.Sleep(d)
-					}
-				}
-				if !deadline.IsZero() && !sent.Before(deadline) {
-					return
-				}
-				err := o.client.Do(req, resp)
-				lat := time.Since(sent)
-				w.done++
-				w.shard.mu.Lock()
-				w.shard.hist.RecordValue(min(max(int64(lat), histMin), histMax))
-				w.shard.mu.Unlock()
-				if err != nil {
-					w.failed++
-					w.bad++
-					continue
-				}
-				bad := false
-				if sc := resp.StatusCode(); sc < 200 || sc > 299 {
-					w.non2xx++
-					bad = true
-				}
-				bl := int64(len(resp.Body()))
-				w.bodyBytes += bl
-				if !o.anyLength && !bodyLen.CompareAndSwap(0, bl+1) && bodyLen.Load() != bl+1 {
-					w.failed++ // ab's "Length" failure
-					bad = true
-				}
-				if bad {
-					w.bad++
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	clientCPU := selfCPU() - cpu0
-
-	hist := hdrhistogram.New(histMin, histMax, 3)
-	for _, sh := range shards {
-		hist.Merge(sh.hist)
-	}
-	var total worker
-	for _, w := range workers {
-		total.done += w.done
-		total.failed += w.failed
-		total.non2xx += w.non2xx
-		total.bad += w.bad
-		total.bodyBytes += w.bodyBytes
-	}
-	if err := ctx.Err(); err != nil {
-		if watch != nil {
-			watch.Stop()
-		}
-		return Sample{}, err
-	}
-	received := atomic.LoadInt64(&o.received) - atomicRcv
-	reqs := float64(max(total.done, 1))
-	secs := elapsed.Seconds()
-	m := map[string]float64{
-		"requests_per_sec":          float64(total.done) / secs,
-		"time_per_request_ms":       float64(o.concurrency) * secs * 1e3 / reqs,
-		"time_per_request_all_ms":   secs * 1e3 / reqs,
-		"transfer_bytes_per_sec":    float64(received) / secs,
-		"total_bytes":               float64(received),
-		"body_bytes":                float64(total.bodyBytes),
-		"requests":                  float64(total.done),
-		"failed":                    float64(total.failed),
-		"non_2xx":                   float64(total.non2xx),
-		"latency_p50_ns":            float64(hist.ValueAtQuantile(50)),
-		"latency_p90_ns":            float64(hist.ValueAtQuantile(90)),
-		"latency_p99_ns":            float64(hist.ValueAtQuantile(99)),
-		"latency_p999_ns":           float64(hist.ValueAtQuantile(99.9)),
-		"latency_max_ns":            float64(hist.Max()),
-		"client_cpu_ns_per_request": float64(clientCPU) / reqs,
-	}
-	if watch != nil {
-		cpu, rss := watch.Stop()
-		m["server_cpu_ns"] = float64(cpu)
-		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
-		m["server_max_rss_bytes"] = float64(rss)
-	}
-	warnings, err := o.judge(total, elapsed)
-	if err != nil {
-		return Sample{}, err
-	}
-	return Sample{N: total.done, Elapsed: elapsed, Metrics: m, Warnings: warnings}, nil
-}
-
 // judge decides what a phase's tally says about the benchmark, as
 // hyperfine does of a non-zero exit: more bad requests than max_failures
 // allows is an error, and a rate target missed by far is a warning.
-func (o *httpOp) judge(t worker, elapsed time.Duration) ([]string, error) {
+func (o *httpOp) judge(t tally, elapsed time.Duration) ([]string, error) {
 	if t.done > 0 && float64(t.bad) > o.maxFailures*float64(t.done) {
 		return nil, fmt.Errorf("http: %d of %d requests (%.1f%%) failed or got a non-2xx status "+
 			"(%d failed, %d non-2xx), more than max_failures = %v allows",
@@ -435,9 +696,9 @@ func (o *httpOp) judge(t worker, elapsed time.Duration) ([]string, error) {
 	return warnings, nil
 }
 
-// connMemory is what one connection of a phase may hold: its read and
-// write buffers and its goroutine's stack.
-const connMemory = 64<<10 + 4<<10 + 8<<10
+// connMemory is what one connection of a phase may hold: its read buffer,
+// its batch of samples, its goroutine's stack and the kernel's socket.
+const connMemory = readBufferSize + flushEvery*40 + 8<<10 + 4<<10
 
 // checkConcurrency refuses a concurrency that cannot be had: more sockets
 // than the open-file limit, or more buffers than the machine's free memory
@@ -470,27 +731,6 @@ func memAvailable() uint64 {
 		}
 	}
 	return 0
-}
-
-// build fills in the request every worker sends.
-func (o *httpOp) build(req *fasthttp.Request) {
-	req.SetRequestURI(o.uri)
-	req.Header.SetMethod(o.method)
-	for _, h := range o.headers {
-		req.Header.Set(h[0], h[1])
-	}
-	if len(o.body) > 0 {
-		req.SetBody(o.body)
-	}
-	if !o.keepalive {
-		req.SetConnectionClose()
-	}
-}
-
-// Close closes idle connections.
-func (o *httpOp) Close() error {
-	o.client.CloseIdleConnections()
-	return nil
 }
 
 // selfCPU is specrun's own CPU time so far (user+sys of every thread).

@@ -3,10 +3,13 @@ package ops
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -314,7 +317,7 @@ func TestHTTPRateMissedIsAWarning(t *testing.T) {
 		done int64
 		warn bool
 	}{{1000, false}, {901, false}, {899, true}, {3, true}} {
-		ws, err := o.judge(worker{done: c.done}, time.Second)
+		ws, err := o.judge(tally{done: c.done}, time.Second)
 		if err != nil || (len(ws) > 0) != c.warn {
 			t.Errorf("%d requests in 1s at rate 1000: warnings %q, err %v; want a warning: %v", c.done, ws, err, c.warn)
 		}
@@ -412,6 +415,144 @@ func TestHTTPNamesTheServerItLoads(t *testing.T) {
 	} {
 		if got := def.Servers(c.p, env); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("Servers(%v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+}
+
+// TestHTTPBodiesAreStreamed: a response body is counted as it arrives and
+// never held whole, with or without a length: two 64 MiB responses cost
+// the client its read buffers, not 128 MiB.
+func TestHTTPBodiesAreStreamed(t *testing.T) {
+	const size = 64 << 20
+	block := make([]byte, 1<<20)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/length" {
+			w.Header().Set("Content-Length", fmt.Sprint(size))
+		} // otherwise net/http sends it chunked
+		for range size / len(block) {
+			if _, err := w.Write(block); err != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	for _, path := range []string{"/length", "/chunked"} {
+		op, err := newHTTP(param.Values{"url": ts.URL + path, "concurrency": int64(2)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := op.Run(context.Background(), 2)
+		runtime.ReadMemStats(&after)
+		op.(*httpOp).Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Metrics["body_bytes"]; got != 2*size {
+			t.Errorf("%s: body_bytes = %v, want %d", path, got, 2*size)
+		}
+		// The test server's own writes allocate a little; the bodies would be 128 MiB.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Errorf("%s: two %d MiB responses allocated %d KiB", path, size>>20, alloc>>10)
+		}
+	}
+}
+
+// TestHTTPConnectionTimes: ab's Connection Times are recorded, and they
+// add up as ab's do: connect + processing = total, waiting within
+// processing; a kept-alive connection connects once, a closed one per request.
+func TestHTTPConnectionTimes(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	defer ts.Close()
+	for _, keep := range []bool{true, false} {
+		m := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(2), "keepalive": keep}, nil, 100).Metrics
+		for _, row := range connectionTimes {
+			min, mean, med, mx, sd := m[row+"_min_ns"], m[row+"_mean_ns"], m[row+"_median_ns"], m[row+"_max_ns"], m[row+"_sd_ns"]
+			if !(0 <= min && min <= mean && mean <= mx && sd >= 0 && med <= mx*1.01) {
+				t.Errorf("keepalive %v, %s: min %v mean %v median %v max %v sd %v", keep, row, min, mean, med, mx, sd)
+			}
+		}
+		if got, want := m["total_mean_ns"], m["connect_mean_ns"]+m["processing_mean_ns"]; got < want*0.999 || got > want*1.001 {
+			t.Errorf("keepalive %v: total mean %v, want connect + processing = %v", keep, got, want)
+		}
+		if m["waiting_mean_ns"] > m["processing_mean_ns"] || m["waiting_min_ns"] <= 0 {
+			t.Errorf("keepalive %v: waiting mean %v min %v, processing mean %v", keep, m["waiting_mean_ns"], m["waiting_min_ns"], m["processing_mean_ns"])
+		}
+		// Two connections for 100 requests: the median request reuses one.
+		if connects := m["connect_median_ns"]; keep && connects != 0 || !keep && m["connect_min_ns"] <= 0 {
+			t.Errorf("keepalive %v: connect median %v, min %v", keep, connects, m["connect_min_ns"])
+		}
+		if lat, proc := m["latency_p50_ns"], m["processing_median_ns"]; lat < proc*0.95 || lat > proc*1.05 {
+			t.Errorf("keepalive %v: latency p50 %v, want the processing median %v (closed loop: raw, connect excluded)", keep, lat, proc)
+		}
+	}
+}
+
+// TestHTTPIdleConnectionClosedByServer: a kept-alive connection the server
+// closed between phases is redialed, not counted as a failure.
+func TestHTTPIdleConnectionClosedByServer(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	op, err := newHTTP(param.Values{"url": ts.URL, "concurrency": int64(2), "max_failures": 0.0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(*httpOp).Close()
+	for phase := range 3 {
+		s, err := op.Run(context.Background(), 10)
+		if err != nil || s.Metrics["failed"] != 0 {
+			t.Fatalf("phase %d: err %v, failed %v", phase, err, s.Metrics["failed"])
+		}
+		ts.CloseClientConnections()
+		time.Sleep(10 * time.Millisecond) // let the close reach the client's side
+	}
+}
+
+func TestHTTPHeadAndTLS(t *testing.T) {
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		if r.Method != http.MethodHead {
+			w.Write(make([]byte, 1000))
+		}
+	}))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes below are expected
+	ts.StartTLS()
+	defer ts.Close()
+	for _, method := range []string{"GET", "HEAD"} {
+		op, err := newHTTP(param.Values{"url": ts.URL, "method": method, "concurrency": int64(2)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.(*httpOp).tls.RootCAs = ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+		s, err := op.Run(context.Background(), 10)
+		op.(*httpOp).Close()
+		want := map[string]float64{"GET": 10000, "HEAD": 0}[method]
+		if err != nil || s.Metrics["body_bytes"] != want {
+			t.Errorf("%s over TLS: err %v, body_bytes %v, want %v", method, err, s.Metrics["body_bytes"], want)
+		}
+	}
+	// Without the test server's certificate, every handshake fails.
+	op, err := newHTTP(param.Values{"url": ts.URL, "max_failures": 1.0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(*httpOp).Close()
+	if s, err := op.Run(context.Background(), 3); err != nil || s.Metrics["failed"] != 3 {
+		t.Errorf("untrusted certificate: err %v, failed %v, want 3", err, s.Metrics["failed"])
+	}
+}
+
+// TestSleepUntilIsNeverEarly: the open model's pacing may wake late (a busy
+// machine), never before the request is due.
+func TestSleepUntilIsNeverEarly(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Microsecond, 30 * time.Microsecond, 300 * time.Microsecond, 1200 * time.Microsecond, 2500 * time.Microsecond} {
+		due := monoNow() + int64(d)
+		sleepUntil(due)
+		if now := monoNow(); now < due {
+			t.Errorf("sleepUntil(+%v) returned %v early", d, time.Duration(due-now))
 		}
 	}
 }
