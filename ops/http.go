@@ -475,6 +475,7 @@ func (w *worker) loop() {
 			// Open model: latency counts from when the request was due.
 			intended = ph.start + int64(float64(i)*ph.interval)
 			if ph.deadline != 0 && intended >= ph.deadline {
+				sleepUntil(ph.deadline) // the phase lasts its duration, at the rate asked
 				return
 			}
 			sleepUntil(intended)

@@ -556,3 +556,14 @@ func TestSleepUntilIsNeverEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRatePhaseEndsAtItsDuration: a worker whose next slot lies past
+// the phase's end does not sleep until it.
+func TestHTTPRatePhaseEndsAtItsDuration(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	s := runHTTP(t, param.Values{"url": ts.URL, "rate": 0.1, "duration": 200 * time.Millisecond, "concurrency": int64(2)}, nil, 1)
+	if s.N != 1 || s.Elapsed < 200*time.Millisecond || s.Elapsed > 5*time.Second {
+		t.Errorf("rate 0.1/s for 200ms: %d requests in %v, want 1 in 200ms, not until the next slot at 10s", s.N, s.Elapsed)
+	}
+}
