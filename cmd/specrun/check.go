@@ -14,7 +14,7 @@ import (
 // checkCmd re-evaluates a spec's assertions against the runs stored in a
 // result, so that a CI job can run on one machine and judge on another.
 // No op is run: the spec is only loaded, from the result or from --spec.
-func checkCmd(args []string, stdout, stderr io.Writer) int {
+func checkCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", "[--spec PATH] [--baseline FILE] [--strict] [--var NAME=VALUE]... RESULT.json",
 		"Judge a spec's assertions again on the runs stored in a result; nothing is run.\nThe spec is the one stored in the result unless --spec names another.", stderr)
 	specPath := fs.String("spec", "", "judge with the spec at `PATH` instead of the one stored in the result")
@@ -22,38 +22,33 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	var sf specFlags
 	sf.register(fs)
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) != 1 {
-		fmt.Fprintf(stderr, "specrun check: want one result file, have %d\n", len(paths))
-		fs.Usage()
-		return exitUsage
+		return usageErrorHelp(fs, "want one result file, have %d", len(paths))
 	}
 	r, err := results.ReadFile(paths[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun check: %v\n", err)
-		return exitUsage
+		return err
 	}
 	var base *results.Result
 	if *baseline != "" {
 		if base, err = results.ReadFile(*baseline); err != nil {
-			fmt.Fprintf(stderr, "specrun check: baseline: %v\n", err)
-			return exitUsage
+			return fmt.Errorf("baseline: %w", err)
 		}
 	}
 
 	var plan *spec.Plan
 	specName := *specPath
 	if specName != "" {
-		if plan, ok = sf.load([]string{specName}, stderr); !ok {
-			return exitUsage
+		if plan, err = sf.load([]string{specName}, stderr); err != nil {
+			return err
 		}
 	} else {
 		if len(r.Spec.Files) == 0 {
-			fmt.Fprintf(stderr, "specrun check: %s carries no spec; give one with --spec PATH\n", paths[0])
-			return exitUsage
+			return usageError("%s carries no spec; give one with --spec PATH", paths[0])
 		}
 		files := make(map[string][]byte, len(r.Spec.Files))
 		for name, src := range r.Spec.Files {
@@ -70,29 +65,27 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		opts.Vars = vars
 		p, diags := spec.LoadFiles(files, r.Spec.Paths, opts)
 		if !printDiagnostics(stderr, p, diags) {
-			return exitUsage
+			return errReported
 		}
 		plan = p
 	}
 	if err := sameBenchmarks(plan, r); err != nil {
-		fmt.Fprintf(stderr, "specrun check: %s does not come from %s: %v\n", paths[0], specName, err)
-		return exitUsage
+		return fmt.Errorf("%s does not come from %s: %w", paths[0], specName, err)
 	}
 	if *specPath != "" && r.Spec.SHA256 != "" && plan.SHA256 != r.Spec.SHA256 {
 		fmt.Fprintf(stderr, "specrun check: note: %s differs from the spec stored in %s\n", *specPath, paths[0])
 	}
 	if len(plan.Asserts) == 0 {
 		fmt.Fprintf(stdout, "No assertions in %s.\n", specName)
-		return exitOK
+		return nil
 	}
 
 	as := results.Judge(expectations(plan), r, base)
 	if err := results.WriteAssertions(stdout, as); err != nil {
-		fmt.Fprintf(stderr, "specrun check: %v\n", err)
-		return exitUsage
+		return err
 	}
 	// As run would: a stored benchmark that could not run is exitBenchError.
-	return resultExit(as, r.Benchmarks, *strict)
+	return judged(as, r.Benchmarks, *strict)
 }
 
 // sameBenchmarks reports a result that shares no benchmark instance with

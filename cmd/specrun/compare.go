@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,7 @@ import (
 
 // compareCmd puts stored results side by side: one row per benchmark, one
 // column per result, ratios to the first with a significance test.
-func compareCmd(args []string, stdout, stderr io.Writer) int {
+func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "[flags] A.json B.json [C.json...]",
 		"Put stored results side by side: one row per benchmark, one column per result,\nand each later column's ratio to the first with a Mann-Whitney U test.", stderr)
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
@@ -22,14 +21,15 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o and --svg files if they exist")
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) < 2 {
-		fmt.Fprintf(stderr, "specrun compare: want at least two result files, have %d\n", len(paths))
-		fs.Usage()
-		return exitUsage
+		return usageErrorHelp(fs, "want at least two result files, have %d", len(paths))
+	}
+	if !(*alpha > 0 && *alpha < 1) {
+		return usageError("--alpha is a significance level between 0 and 1, not %v", *alpha)
 	}
 	writers := map[string]func(*results.Comparison, io.Writer) error{
 		"md":   (*results.Comparison).WriteMarkdown,
@@ -39,15 +39,13 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	write, known := writers[*format]
 	if !known {
-		fmt.Fprintf(stderr, "specrun compare: --format %q: want md, csv, json or svg\n", *format)
-		return exitUsage
+		return usageError("--format %q: want md, csv, json or svg", *format)
 	}
 	var rs []*results.Result
 	for _, p := range paths {
 		r, err := results.ReadFile(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "specrun compare: %v\n", err)
-			return exitUsage
+			return err
 		}
 		if r.Label == "" {
 			r.Label = strings.TrimSuffix(filepath.Base(p), ".json")
@@ -56,20 +54,15 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	c, err := results.Compare(rs, results.CompareOptions{Metric: *metric, Alpha: *alpha, Metrics: opMetrics})
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun %v\n", err)
-		return exitUsage
+		return err
 	}
 	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return write(c, w) }); err != nil {
-		fmt.Fprintf(stderr, "specrun compare: %v\n", err)
-		return exitUsage
+		return err
 	}
 	if *svg != "" {
-		if err := writeOutput(*svg, *force, nil, c.WriteSVG); err != nil {
-			fmt.Fprintf(stderr, "specrun compare: %v\n", err)
-			return exitUsage
-		}
+		return writeOutput(*svg, *force, nil, c.WriteSVG)
 	}
-	return exitOK
+	return nil
 }
 
 // opMetrics is the catalog's declaration of an op's own metrics.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 
+	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/spec"
 )
 
@@ -47,11 +48,14 @@ func (f *specFlags) options() spec.Options {
 }
 
 // load loads the spec at paths and prints its diagnostics (warnings too)
-// to stderr. ok is false when there were errors: the caller exits with
-// exitUsage, since nothing ran.
-func (f *specFlags) load(paths []string, stderr io.Writer) (plan *spec.Plan, ok bool) {
+// to stderr. After errors it returns errReported: nothing ran, and the
+// diagnostics said why.
+func (f *specFlags) load(paths []string, stderr io.Writer) (*spec.Plan, error) {
 	plan, diags := spec.Load(paths, f.options())
-	return plan, printDiagnostics(stderr, plan, diags)
+	if !printDiagnostics(stderr, plan, diags) {
+		return plan, errReported
+	}
+	return plan, nil
 }
 
 // printDiagnostics prints diags about plan's files to stderr, with source
@@ -100,9 +104,10 @@ func newFlagSet(name, args, summary string, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args, allowing flags after the paths
 // (`specrun validate spec.hcl --var n=2`); everything after "--" is a path.
-// It returns the paths, or ok false and the exit code when the command
-// should stop: exitOK after -h, exitUsage after a bad flag (reported).
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (paths []string, code int, ok bool) {
+// After -h it returns errHelp. A flag it does not know is an error that
+// suggests the closest one it does; a string flag given as "" is refused,
+// since no flag of specrun means anything by an empty value.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (paths []string, err error) {
 	var tail []string
 	for i, a := range args {
 		if a == "--" {
@@ -115,17 +120,66 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (paths []stri
 			fs.SetOutput(stdout)
 		}
 	}
+	// flag prints its errors and the whole usage; specrun's say what is
+	// wrong in one line instead.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, exitOK, false
+				fs.SetOutput(out)
+				fs.Usage()
+				return nil, errHelp
 			}
-			return nil, exitUsage, false
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
-			return append(paths, tail...), exitOK, true
+			break
 		}
 		paths = append(paths, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if s, ok := g.Get().(string); ok && s == "" {
+				empty = append(empty, "--"+f.Name)
+			}
+		}
+	})
+	if len(empty) > 0 {
+		return nil, usageError("%s is empty; leave it out for its default", strings.Join(empty, ", "))
+	}
+	return append(paths, tail...), nil
+}
+
+// flagError rewords flag's parse error for a flag fs does not define into
+// one that suggests the closest one, and points at the command's help.
+func flagError(fs *flag.FlagSet, err error) error {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		hint := ""
+		if s := spec.Suggest(name, names); s != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+		msg = fmt.Sprintf("unknown flag --%s%s", name, hint)
+	}
+	return usageError("%s; \"specrun help %s\" lists the flags", msg, fs.Name())
+}
+
+// checkedReporter is the reporter for --format with rows in --sort order,
+// or a usage error naming the flag that is wrong.
+func checkedReporter(format, sortBy string) (results.Reporter, error) {
+	if sortBy != "time" && sortBy != "spec" {
+		return nil, usageError("--sort is time or spec, not %q", sortBy)
+	}
+	rep, err := sortedReporter(format, sortBy)
+	if err != nil {
+		return nil, usageError("--format: %v", err)
+	}
+	return rep, nil
 }

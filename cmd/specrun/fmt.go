@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,34 +20,33 @@ import (
 // fmtCmd rewrites spec files in HCL's canonical format, as hclfmt does.
 // Like gofmt, --diff shows the change instead of making it, and --check
 // only reports which files would change.
-func fmtCmd(args []string, stdout, stderr io.Writer) int {
+func fmtCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("fmt", "[--check] [--diff] PATH...",
 		"Rewrite spec files (a directory: its *.hcl files) in canonical HCL format.\nThe names of the files that change are printed.", stderr)
 	check := fs.Bool("check", false, "change nothing; list the files that are not formatted and exit 1 if any")
 	showDiff := fs.Bool("diff", false, "change nothing; print a unified diff of the formatting changes")
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) == 0 {
-		fmt.Fprintf(stderr, "specrun fmt: no spec path given\n\n")
-		fs.Usage()
-		return exitUsage
+		return usageErrorHelp(fs, "no spec path given")
 	}
-	files, status := fmtFiles(paths, stderr)
+	// A file that cannot be formatted is reported and the others are
+	// still done; the errors are returned together at the end.
+	files, errs := fmtFiles(paths)
 	changed := false
 	for _, name := range files {
 		src, err := os.ReadFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
-			status = exitUsage
+			errs = append(errs, err)
 			continue
 		}
 		// Formatting a file that does not parse could move its mistakes
 		// around, so report them instead, the way validate would.
 		if _, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); diags.HasErrors() {
 			printDiagnostics(stderr, &spec.Plan{Files: map[string][]byte{name: src}}, diags)
-			status = exitUsage
+			errs = append(errs, fmt.Errorf("%s does not parse", name))
 			continue
 		}
 		out := hclwrite.Format(src)
@@ -61,28 +61,29 @@ func fmtCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, name)
 		default:
 			if err := rewrite(name, out); err != nil {
-				fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
-				status = exitUsage
+				errs = append(errs, err)
 				continue
 			}
 			fmt.Fprintln(stdout, name)
 		}
 	}
-	if status == exitOK && changed && *check {
-		return exitAssertion
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	return status
+	if changed && *check {
+		return errChanged
+	}
+	return nil
 }
 
 // fmtFiles expands paths into spec files: a directory gives its *.hcl.
-func fmtFiles(paths []string, stderr io.Writer) ([]string, int) {
+func fmtFiles(paths []string) ([]string, []error) {
 	var files []string
-	status := exitOK
+	var errs []error
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "specrun fmt: %v\n", err)
-			status = exitUsage
+			errs = append(errs, err)
 			continue
 		}
 		if !info.IsDir() {
@@ -91,12 +92,11 @@ func fmtFiles(paths []string, stderr io.Writer) ([]string, int) {
 		}
 		names, _ := filepath.Glob(filepath.Join(p, "*.hcl"))
 		if len(names) == 0 {
-			fmt.Fprintf(stderr, "specrun fmt: %s holds no .hcl file\n", p)
-			status = exitUsage
+			errs = append(errs, fmt.Errorf("%s holds no .hcl file", p))
 		}
 		files = append(files, names...)
 	}
-	return files, status
+	return files, errs
 }
 
 // rewrite replaces name's content atomically, keeping its permissions and

@@ -2,10 +2,14 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/specrun/specrun/spec"
 )
 
 func main() {
@@ -25,7 +29,7 @@ type command struct {
 	name    string
 	args    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	run     func(args []string, stdout, stderr io.Writer) error
 }
 
 // commands is the command table; each command lives in its own file.
@@ -41,6 +45,8 @@ var commands = []command{
 }
 
 // run is specrun's whole command line; main only exits with its result.
+// The commands return errors; run prints each once, as "specrun CMD: err",
+// and decides the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
@@ -48,24 +54,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		switch len(args) {
+		case 1:
+			usage(stdout)
+			return exitOK
+		case 2:
 			if c, ok := lookupCommand(args[1]); ok {
-				return c.run([]string{"-h"}, stdout, stderr)
+				return exitCode(stderr, c.name, c.run([]string{"-h"}, stdout, stderr))
 			}
+			return exitCode(stderr, "help", usageError("no command %q%s; \"specrun help\" lists them", args[1], commandHint(args[1])))
 		}
-		usage(stdout)
-		return exitOK
+		return exitCode(stderr, "help", usageError("name one command at most"))
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "specrun %s\n", version())
 		return exitOK
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "specrun: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "specrun: unknown command %q%s\n\n", args[0], commandHint(args[0]))
 		usage(stderr)
 		return exitUsage
 	}
-	return c.run(args[1:], stdout, stderr)
+	return exitCode(stderr, c.name, c.run(args[1:], stdout, stderr))
 }
 
 func lookupCommand(name string) (command, bool) {
@@ -75,6 +85,18 @@ func lookupCommand(name string) (command, bool) {
 		}
 	}
 	return command{}, false
+}
+
+// commandHint is " (did you mean "run"?)" for a name close to a command's.
+func commandHint(name string) string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	if s := spec.Suggest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 func usage(w io.Writer) {
@@ -88,6 +110,76 @@ func usage(w io.Writer) {
 		"2 a usage or spec error (nothing ran); 3 a benchmark could not run (the others\n"+
 		"ran and were written); 4 the benchmarks ran but a result file could not be\n"+
 		"written (the message names where the JSON is kept); 130/143 interrupted.\n")
+}
+
+// exitError is an error with the exit code it calls for. Its err is
+// printed once, by run; a nil err means the command has said all there is
+// to say (diagnostics, a verdict, help). usage, when set, prints the
+// command's usage after the message.
+type exitError struct {
+	code  int
+	err   error
+	usage func()
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a mistake in how a command was called: exit 2, nothing ran.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// usageErrorHelp is a usageError followed by the command's usage.
+func usageErrorHelp(fs *flag.FlagSet, format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), usage: fs.Usage}
+}
+
+// Exits whose reason is already on the screen.
+var (
+	errHelp     = &exitError{code: exitOK}        // help was asked for and shown
+	errReported = &exitError{code: exitUsage}     // diagnostics said what is wrong
+	errAsserted = &exitError{code: exitAssertion} // an assertion failed; the verdicts say which
+	errChanged  = &exitError{code: exitAssertion} // fmt --check found files to format
+)
+
+// benchFailed is the exit of a run (or a check) in which a benchmark
+// could not run; its error is in the table.
+func benchFailed() error { return &exitError{code: exitBenchError} }
+
+// writeFailed is the exit of a run whose benchmarks ran but whose result
+// could not be written where it was asked to be.
+func writeFailed(err error) error { return &exitError{code: exitWriteFailed, err: err} }
+
+// exitCode prints err, if there is something to print, and returns the
+// exit code it calls for: an exitError's own, else exitUsage, since an
+// error a command did not classify happened before anything ran.
+func exitCode(stderr io.Writer, cmd string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitUsage
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.err == nil {
+			err = nil
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "specrun %s: %v\n", cmd, err)
+	}
+	if ee != nil && ee.usage != nil {
+		fmt.Fprintln(stderr)
+		ee.usage()
+	}
+	return code
 }
 
 // version is the module version from the build info, else "devel-" and the

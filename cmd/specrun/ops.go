@@ -16,16 +16,16 @@ import (
 
 // opsCmd lists the op catalog, or describes one op: what an iteration
 // does, its parameters and the metrics it records.
-func opsCmd(args []string, stdout, stderr io.Writer) int {
+func opsCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ops", "[NAME]", "List the built-in ops, or describe one: parameters, types, defaults, units, metrics.", stderr)
-	names, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	names, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	switch len(names) {
 	case 0:
 		listOps(stdout, ops.All())
-		return exitOK
+		return nil
 	case 1:
 		def, ok := ops.Lookup(names[0])
 		if !ok {
@@ -37,15 +37,12 @@ func opsCmd(args []string, stdout, stderr io.Writer) int {
 			if s := spec.Suggest(names[0], all); s != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			fmt.Fprintf(stderr, "specrun ops: no op named %q%s; \"specrun ops\" lists them\n", names[0], hint)
-			return exitUsage
+			return usageError("no op named %q%s; \"specrun ops\" lists them", names[0], hint)
 		}
 		describeOp(stdout, def)
-		return exitOK
+		return nil
 	}
-	fmt.Fprintf(stderr, "specrun ops: name one op at most\n\n")
-	fs.Usage()
-	return exitUsage
+	return usageErrorHelp(fs, "name one op at most")
 }
 
 func listOps(w io.Writer, defs []*ops.Def) {

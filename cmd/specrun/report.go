@@ -14,41 +14,29 @@ import (
 
 // reportCmd re-renders a stored result in any report format. It reads the
 // JSON only; nothing from the spec is run.
-func reportCmd(args []string, stdout, stderr io.Writer) int {
+func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[--format F] [--sort time|spec] [-o FILE] RESULT.json",
 		"Re-render a stored result in any report format; nothing from its spec is run.", stderr)
 	format := fs.String("format", "md", "report format: "+strings.Join(results.Formats, ", "))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) != 1 {
-		fmt.Fprintf(stderr, "specrun report: want one result file, have %d\n", len(paths))
-		fs.Usage()
-		return exitUsage
+		return usageErrorHelp(fs, "want one result file, have %d", len(paths))
 	}
-	if *sortBy != "time" && *sortBy != "spec" {
-		fmt.Fprintf(stderr, "specrun report: --sort %q: want time or spec\n", *sortBy)
-		return exitUsage
-	}
-	rep, err := sortedReporter(*format, *sortBy)
+	rep, err := checkedReporter(*format, *sortBy)
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun report: --format: %v\n", err)
-		return exitUsage
+		return err
 	}
 	r, err := results.ReadFile(paths[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun report: %v\n", err)
-		return exitUsage
+		return err
 	}
-	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) }); err != nil {
-		fmt.Fprintf(stderr, "specrun report: %v\n", err)
-		return exitUsage
-	}
-	return exitOK
+	return writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) })
 }
 
 // sortedReporter is the reporter for --format with rows in --sort order.

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/results"
@@ -32,7 +33,7 @@ const (
 
 // runCmd runs a spec, writes its JSON result and Markdown table under
 // --out, and prints the table (or --format) to stdout.
-func runCmd(args []string, stdout, stderr io.Writer) int {
+func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "[flags] PATH...",
 		"Run the benchmarks of a spec (files, or a directory of .hcl files), write\n<out>/<suite>-<label>-<time>.json and .md, and print the table.", stderr)
 	var sf specFlags
@@ -48,22 +49,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result files that already exist")
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
-	}
-
-	usageError := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "specrun run: "+format+"\n", args...)
-		return exitUsage
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) == 0 {
-		fmt.Fprintf(stderr, "specrun run: no spec path given\n\n")
-		fs.Usage()
-		return exitUsage
-	}
-	if *outDir == "" {
-		return usageError("--out is empty; give a directory")
+		return usageErrorHelp(fs, "no spec path given")
 	}
 	cfg := runner.Config{Scale: *scale, Repeat: *repeat}
 	if !(*scale > 0) || math.IsInf(*scale, 0) {
@@ -72,8 +63,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *repeat < 0 || *repeat > math.MaxInt32 {
 		return usageError("--repeat is a number of runs from 1 to %d (0 keeps the spec's), not %d", math.MaxInt32, *repeat)
 	}
-	if *sortBy != "time" && *sortBy != "spec" {
-		return usageError("--sort is time or spec, not %q", *sortBy)
+	if err := checkLabel(*label); err != nil {
+		return err
 	}
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
@@ -82,9 +73,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Filter = re
 	}
-	reporter, err := sortedReporter(*format, *sortBy)
+	reporter, err := checkedReporter(*format, *sortBy)
 	if err != nil {
-		return usageError("--format: %v", err)
+		return err
 	}
 	var base *results.Result
 	if *baseline != "" {
@@ -92,9 +83,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return usageError("--baseline: %v", err)
 		}
 	}
-	plan, ok := sf.load(paths, stderr)
-	if !ok {
-		return exitUsage
+	plan, err := sf.load(paths, stderr)
+	if err != nil {
+		return err
+	}
+	if err := checkFilter(plan, cfg.Filter); err != nil {
+		return err
 	}
 	if *label == "" {
 		*label, _ = os.Hostname()
@@ -151,24 +145,45 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// for the files rather than leave a temporary one behind.
 	var writeErr error
 	signals.whileWriting(func() { writeErr = writeResult(r, names, *sortBy, stderr) })
-	if writeErr != nil {
-		fmt.Fprintf(stderr, "specrun run: %v\n", writeErr)
-	}
 	if err := reporter.Report(stdout, r); err != nil {
-		fmt.Fprintf(stderr, "specrun run: print the table: %v\n", err)
-		writeErr = err
+		writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
 	}
 
 	switch signals.received() {
 	case syscall.SIGINT:
-		return exitSIGINT
+		return &exitError{code: exitSIGINT, err: writeErr}
 	case syscall.SIGTERM:
-		return exitSIGTERM
+		return &exitError{code: exitSIGTERM, err: writeErr}
 	}
 	if writeErr != nil {
-		return exitWriteFailed
+		return writeFailed(writeErr)
 	}
-	return resultExit(r.Assertions, r.Benchmarks, *strict)
+	return judged(r.Assertions, r.Benchmarks, *strict)
+}
+
+// checkLabel refuses a label that would break the lines of a report: a
+// newline in it could forge a row of a table or a gobench line.
+func checkLabel(label string) error {
+	if i := strings.IndexFunc(label, unicode.IsControl); i >= 0 {
+		return usageError("--label %q holds a control character; use printable text", label)
+	}
+	return nil
+}
+
+// checkFilter refuses a --filter that selects nothing, naming what exists,
+// as a run of nothing would write an empty result and look like success.
+func checkFilter(plan *spec.Plan, filter *regexp.Regexp) error {
+	if filter == nil {
+		return nil
+	}
+	var names []string
+	for _, b := range plan.Benchmarks {
+		if filter.MatchString(b.Name) {
+			return nil
+		}
+		names = append(names, b.Name)
+	}
+	return usageError("--filter %q matches none of the %s: %s", filter, plural(len(names), "instance"), someNames(names))
 }
 
 // newResult assembles the result of a run; assertions are judged on it

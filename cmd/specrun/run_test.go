@@ -253,3 +253,24 @@ func TestResultNames(t *testing.T) {
 		t.Errorf("a 300-character suite and label give a %d-byte name", len(long))
 	}
 }
+
+// TestRunRefusesControlCharsInLabel: a label ends up in every report, and
+// a newline in it could forge a gobench line or a table row.
+func TestRunRefusesControlCharsInLabel(t *testing.T) {
+	dir, _ := privateTmp(t)
+	specPath := filepath.Join(dir, "s.hcl")
+	if err := os.WriteFile(specPath, []byte("benchmark \"n\" {\n  op = \"noop\"\n  iterations = 1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"a\nBenchmarkFake 1 1 ns/op", "tab\there", "esc\x1b[31m"} {
+		out := filepath.Join(dir, "out")
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"run", "--no-progress", "--out", out, "--label", label, specPath}, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "holds a control character") {
+			t.Errorf("--label %q: exit %d, stderr %q; want exit 2 naming the control character", label, code, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--label %q: %s was created", label, out)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,42 +18,31 @@ import (
 // serveCmd is `specrun serve`: the builtin static server that builtin
 // server blocks start. It prints its URL on stdout once it listens (that
 // line is how specrun learns the port) and stops on SIGTERM or SIGINT.
-func serveCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("specrun serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func serveCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", "[flags]", "Serve a static page for http benchmarks, printing the URL once listening.", stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "`host:port` to listen on; port 0 picks a free one")
 	bodySize := fs.String("body-size", param.FormatSize(servers.DefaultBodySize), "`size` of the static page (\"6041\", \"4KB\")")
 	work := fs.Duration("work", 0, "CPU `time` spent per request (SHA-256 hashing, calibrated at start)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: specrun serve [flags]\n\nServe a static page for http benchmarks, printing the URL once listening.\n\n")
-		fs.PrintDefaults()
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "specrun serve: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if len(rest) > 0 {
+		return usageErrorHelp(fs, "unexpected argument %q", rest[0])
 	}
 	size, err := param.ParseSize(*bodySize)
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun serve: --body-size: %v\n", err)
-		return exitUsage
+		return usageError("--body-size: %v", err)
 	}
 	if *work < 0 {
-		fmt.Fprintf(stderr, "specrun serve: --work must not be negative\n")
-		return exitUsage
+		return usageError("--work must not be negative")
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "specrun serve: %v\n", err)
-		return exitBenchError
+		return &exitError{code: exitBenchError, err: err}
 	}
 	static := &servers.Static{BodySize: size, Work: *work}
 	srv := &http.Server{Handler: static.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -69,8 +56,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		fmt.Fprintf(stderr, "specrun serve: %v\n", err)
-		return exitBenchError
+		return &exitError{code: exitBenchError, err: err}
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -78,5 +64,5 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err := srv.Shutdown(shutdown); err != nil {
 		srv.Close()
 	}
-	return exitOK
+	return nil
 }

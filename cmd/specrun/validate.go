@@ -10,19 +10,17 @@ import (
 // validateCmd decodes and checks specs without running anything. Each PATH
 // is a spec of its own; a folder of specs (its files each declare a suite,
 // as examples/ does) is checked file by file.
-func validateCmd(args []string, stdout, stderr io.Writer) int {
+func validateCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", "[flags] PATH...",
 		"Decode and check each spec: types, sizes, op parameters, matrix expansion and\nassert references. Never runs an op or a server.", stderr)
 	var sf specFlags
 	sf.register(fs)
-	paths, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	paths, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if len(paths) == 0 {
-		fmt.Fprintf(stderr, "specrun validate: no spec path given\n\n")
-		fs.Usage()
-		return exitUsage
+		return usageErrorHelp(fs, "no spec path given")
 	}
 	var specs []string
 	for _, p := range paths {
@@ -32,12 +30,12 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 			specs = append(specs, p)
 		}
 	}
-	status := exitOK
+	var status error
 	for _, p := range specs {
-		plan, ok := sf.load([]string{p}, stderr)
-		if !ok {
+		plan, err := sf.load([]string{p}, stderr)
+		if err != nil {
 			fmt.Fprintf(stderr, "%s: invalid\n", p)
-			status = exitUsage
+			status = err
 			continue
 		}
 		blocks := map[string]bool{}

@@ -23,33 +23,24 @@ func expectations(plan *spec.Plan) []results.Expectation {
 	return exps
 }
 
-// assertionExit is the exit code the verdicts call for: exitAssertion when
-// an assertion failed or could not be evaluated, or was inconclusive under
-// strict; exitOK otherwise.
-func assertionExit(as []results.Assertion, strict bool) int {
+// judged is the exit a judged result calls for: errAsserted when an
+// assertion failed or could not be evaluated, or was inconclusive under
+// strict; else benchFailed when a benchmark could not run; else nil.
+func judged(as []results.Assertion, benchmarks []results.Benchmark, strict bool) error {
 	for _, a := range as {
 		switch a.Verdict {
 		case results.Fail, results.Error:
-			return exitAssertion
+			return errAsserted
 		case results.Inconclusive:
 			if strict {
-				return exitAssertion
+				return errAsserted
 			}
 		}
 	}
-	return exitOK
-}
-
-// resultExit is the exit code of a judged result: assertionExit's, or
-// exitBenchError when the verdicts pass but a benchmark could not run.
-func resultExit(as []results.Assertion, benchmarks []results.Benchmark, strict bool) int {
-	if code := assertionExit(as, strict); code != exitOK {
-		return code
-	}
 	for _, b := range benchmarks {
 		if b.Error != "" {
-			return exitBenchError
+			return benchFailed()
 		}
 	}
-	return exitOK
+	return nil
 }
