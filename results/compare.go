@@ -72,7 +72,7 @@ type Delta struct {
 // that repeats gets "#2", "#3" so that every column is named.
 func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 	if len(rs) < 2 {
-		return nil, fmt.Errorf("compare: need at least two results, have %d", len(rs))
+		return nil, fmt.Errorf("need at least two results, have %d", len(rs))
 	}
 	if opt.Metric == "" {
 		opt.Metric = metric.NsPerOp
@@ -81,7 +81,7 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 		opt.Alpha = 0.05
 	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha %v is not between 0 and 1", opt.Alpha)
+		return nil, fmt.Errorf("alpha %v is not between 0 and 1", opt.Alpha)
 	}
 	c := &Comparison{Metric: opt.Metric, Alpha: opt.Alpha, Differences: envDifferences(rs)}
 	seenLabel := map[string]int{}
@@ -123,7 +123,7 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("compare: no benchmark in these results has the metric %q", opt.Metric)
+		return nil, fmt.Errorf("no benchmark in these results has the metric %q", opt.Metric)
 	}
 	if opt.Metric != metric.NsPerOp {
 		// Only some ops report other metrics; rows of the rest would be noise.
