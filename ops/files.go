@@ -79,34 +79,43 @@ type fileID struct{ dev, ino uint64 }
 // errExists is a file op's refusal to touch a file it did not create.
 var errExists = errors.New("exists, and specrun only writes files it creates")
 
-// openFileDir resolves the dir and name parameters. The name must be a
-// single local path element, so that nothing a spec says can reach
+// openFileDir resolves the size, dir and name parameters. The name must be
+// a single local path element, so that nothing a spec says can reach
 // outside dir; a missing dir is an error here, before any run.
-func openFileDir(op string, p param.Values, env Env) (*fileDir, string, error) {
-	name, err := fileName(p)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", op, err)
+func openFileDir(op string, p param.Values, env Env) (d *fileDir, name string, size int64, err error) {
+	if size, err = positiveSize(op, p); err != nil {
+		return nil, "", 0, err
 	}
-	d := &fileDir{path: p.String("dir"), owned: map[string]fileID{}}
+	if name, err = fileName(p); err != nil {
+		return nil, "", 0, fmt.Errorf("%s: %w", op, err)
+	}
+	d = &fileDir{path: p.String("dir"), owned: map[string]fileID{}}
 	if d.path == "" {
 		parent := ""
 		if env != nil {
 			parent = env.TempDir()
 		}
 		if d.path, err = os.MkdirTemp(parent, "specrun-"+op+"-*"); err != nil {
-			return nil, "", fmt.Errorf("%s: make temp dir: %w", op, err)
+			return nil, "", 0, fmt.Errorf("%s: make temp dir: %w", op, err)
 		}
 		d.made = true
 	}
 	// The dir itself may be a symlink the user chose; it is resolved once.
-	d.fd, err = unix.Open(d.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
+	if d.fd, err = openDir(d.path); err != nil {
 		if d.made {
 			os.RemoveAll(d.path)
 		}
-		return nil, "", fmt.Errorf("%s: use dir: %w", op, &os.PathError{Op: "open", Path: d.path, Err: err})
+		return nil, "", 0, fmt.Errorf("%s: use dir: %w", op, err)
 	}
-	return d, name, nil
+	return d, name, size, nil
+}
+
+func openDir(path string) (int, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return fd, nil
 }
 
 // fileName returns the name parameter, if it is one plain file name.
@@ -229,20 +238,20 @@ func writeAll(fd int, b []byte) error {
 	return nil
 }
 
-// existing reports how the file name in dir stands before the op runs: a
-// regular file of the given length, or not there (ok false). Anything but
-// a regular file (a symlink, a directory, a FIFO) is an error.
-func existing(dir, name string) (size int64, ok bool, err error) {
-	fi, err := os.Lstat(filepath.Join(dir, name))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+// existing reports how the file name in the directory open as dirfd
+// stands: a regular file of the given length, or not there (ok false).
+// Anything but a regular file (a symlink, a directory, a FIFO) is an error.
+func existing(dirfd int, dir, name string) (size int64, ok bool, err error) {
+	var st unix.Stat_t
+	switch err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == unix.ENOENT:
 		return 0, false, nil
 	case err != nil:
-		return 0, false, err
-	case !fi.Mode().IsRegular():
+		return 0, false, &os.PathError{Op: "stat", Path: filepath.Join(dir, name), Err: err}
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return 0, false, fmt.Errorf("%s exists and is not a regular file", filepath.Join(dir, name))
 	}
-	return fi.Size(), true, nil
+	return st.Size, true, nil
 }
 
 // checkFile is the Check of both file ops: what a user's dir holds is
@@ -257,13 +266,12 @@ func checkFile(write bool) func(param.Values) []*ParamError {
 		if dir == "" {
 			return nil // a fresh temp dir holds nothing yet
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			if err == nil {
-				err = fmt.Errorf("%s is not a directory", dir)
-			}
+		dirfd, err := openDir(dir)
+		if err != nil {
 			return []*ParamError{{Param: "dir", Summary: "Cannot use dir", Err: err}}
 		}
-		size, ok, err := existing(dir, name)
+		defer unix.Close(dirfd)
+		size, ok, err := existing(dirfd, dir, name)
 		switch {
 		case err != nil:
 			return []*ParamError{{Param: "name", Summary: "Cannot use file", Err: err}}
@@ -296,32 +304,23 @@ type fileRead struct {
 }
 
 func newFileRead(p param.Values, env Env) (Op, error) {
-	size, err := positiveSize("file.read", p)
-	if err != nil {
-		return nil, err
-	}
-	d, name, err := openFileDir("file.read", p, env)
+	d, name, size, err := openFileDir("file.read", p, env)
 	if err != nil {
 		return nil, err
 	}
 	// A user's file is read as it is; only a missing one is written first.
-	var st unix.Stat_t
-	switch err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
-	case err == unix.ENOENT:
-		err = d.create(name, filled(size))
-		if err != nil {
-			d.Close()
-			return nil, fmt.Errorf("file.read: write the file to read: %w", err)
+	has, ok, err := existing(d.fd, d.path, name)
+	switch {
+	case err == nil && !ok:
+		if err = d.create(name, filled(size)); err != nil {
+			err = fmt.Errorf("write the file to read: %w", err)
 		}
-	case err != nil:
+	case err == nil && has < size:
+		err = fmt.Errorf("%s holds %d bytes, fewer than size (%d)", filepath.Join(d.path, name), has, size)
+	}
+	if err != nil {
 		d.Close()
-		return nil, fmt.Errorf("file.read: %w", d.pathErr("stat", name, err))
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		d.Close()
-		return nil, fmt.Errorf("file.read: %s exists and is not a regular file", filepath.Join(d.path, name))
-	case st.Size < size:
-		d.Close()
-		return nil, fmt.Errorf("file.read: %s holds %d bytes, fewer than size (%d)", filepath.Join(d.path, name), st.Size, size)
+		return nil, fmt.Errorf("file.read: %w", err)
 	}
 	return &fileRead{fileDir: d, name: name, buf: make([]byte, size)}, nil
 }
@@ -373,11 +372,7 @@ type fileWrite struct {
 }
 
 func newFileWrite(p param.Values, env Env) (Op, error) {
-	size, err := positiveSize("file.write", p)
-	if err != nil {
-		return nil, err
-	}
-	d, name, err := openFileDir("file.write", p, env)
+	d, name, size, err := openFileDir("file.write", p, env)
 	if err != nil {
 		return nil, err
 	}
