@@ -209,7 +209,22 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	o.conns = make([]*wireConn, o.concurrency)
 	o.bufs = make([]byte, o.concurrency*readBufferSize)
 	o.stats = newPhaseStats()
+	if o.duration > 0 {
+		return timedHTTP{o}, nil
+	}
 	return o, nil
+}
+
+// timedHTTP is an http op whose phases last a duration: it warms up with
+// a phase as long as the warm-up, not a whole one.
+type timedHTTP struct{ *httpOp }
+
+var _ DurationBound = timedHTTP{}
+
+// WarmUp loads the target for d, as a phase would, and keeps nothing of it.
+func (o timedHTTP) WarmUp(ctx context.Context, d time.Duration) error {
+	_, err := o.phase(ctx, 0, d, false)
+	return err
 }
 
 // tally is one connection's count for a phase, merged when the phase ends
@@ -319,7 +334,14 @@ type phase struct {
 	dialer   net.Dialer
 }
 
+// Run is one load phase: n requests, or as many as fit in the duration.
 func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
+	return o.phase(ctx, n, o.duration, true)
+}
+
+// phase sends n requests, or as many as fit in duration when it is set,
+// and judges the outcome (too many failures, a rate missed) when asked.
+func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, judge bool) (Sample, error) {
 	ph := &phase{ctx: ctx, n: n, dialer: net.Dialer{Timeout: o.timeout}}
 	if o.rate > 0 {
 		ph.interval = float64(time.Second) / o.rate
@@ -341,8 +363,8 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 	cpu0 := selfCPU()
 	wall := time.Now()
 	ph.start = monoNow()
-	if o.duration > 0 {
-		ph.deadline = ph.start + int64(o.duration)
+	if duration > 0 {
+		ph.deadline = ph.start + int64(duration)
 	}
 	for _, w := range workers {
 		wg.Add(1)
@@ -412,11 +434,14 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
 		m["server_max_rss_bytes"] = float64(rss)
 	}
-	warnings, err := o.judge(total, elapsed)
-	if err != nil {
-		return Sample{}, err
+	s := Sample{N: total.done, Elapsed: elapsed, Metrics: m}
+	if judge {
+		var err error
+		if s.Warnings, err = o.judge(total, elapsed); err != nil {
+			return Sample{}, err
+		}
 	}
-	return Sample{N: total.done, Elapsed: elapsed, Metrics: m, Warnings: warnings}, nil
+	return s, nil
 }
 
 // watch is the phase's one timer: rather than a deadline per request, it

@@ -37,7 +37,7 @@ func runHTTP(t *testing.T, p param.Values, env Env, n int64) Sample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer op.(*httpOp).Close()
+	defer op.(io.Closer).Close()
 	s, err := op.Run(context.Background(), n)
 	if err != nil {
 		t.Fatal(err)
@@ -565,5 +565,37 @@ func TestHTTPRatePhaseEndsAtItsDuration(t *testing.T) {
 	s := runHTTP(t, param.Values{"url": ts.URL, "rate": 0.1, "duration": 200 * time.Millisecond, "concurrency": int64(2)}, nil, 1)
 	if s.N != 1 || s.Elapsed < 200*time.Millisecond || s.Elapsed > 5*time.Second {
 		t.Errorf("rate 0.1/s for 200ms: %d requests in %v, want 1 in 200ms, not until the next slot at 10s", s.N, s.Elapsed)
+	}
+}
+
+// TestHTTPDurationPhaseWarmsUpForTheWarmUp: an http phase with a duration
+// warms up with a phase as long as the warm-up, not with a whole phase.
+func TestHTTPDurationPhaseWarmsUpForTheWarmUp(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer ts.Close()
+	op, err := newHTTP(param.Values{"url": ts.URL, "duration": time.Hour, "concurrency": int64(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(io.Closer).Close()
+	db, ok := op.(DurationBound)
+	if !ok {
+		t.Fatal("an http op with a duration is not DurationBound")
+	}
+	start := time.Now()
+	if err := db.WarmUp(context.Background(), 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond || d > time.Minute {
+		t.Errorf("a 50ms warm-up of a one-hour phase took %v", d)
+	}
+	if hits.Load() == 0 {
+		t.Error("the warm-up sent no requests")
+	}
+	counted, _ := newHTTP(param.Values{"url": ts.URL, "requests": int64(10)}, nil)
+	defer counted.(io.Closer).Close()
+	if _, ok := counted.(DurationBound); ok {
+		t.Error("an http op with a count of requests is DurationBound; its warm-up runs grow towards the count")
 	}
 }

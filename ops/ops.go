@@ -21,6 +21,15 @@ type Op interface {
 	Run(ctx context.Context, n int64) (Sample, error)
 }
 
+// DurationBound is an Op whose runs last a set time rather than a count of
+// iterations (an http load phase with a duration). Warming it up with Run
+// would take a whole run, so the harness calls WarmUp instead: the op works
+// as a run would, untimed and unrecorded, for about d.
+type DurationBound interface {
+	Op
+	WarmUp(ctx context.Context, d time.Duration) error
+}
+
 // Sample is what one Run observed beyond its wall time.
 type Sample struct {
 	// N is the number of iterations done, when the op decides it (an http

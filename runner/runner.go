@@ -309,7 +309,8 @@ func (r *runner) fixedN(in *instance) (int64, error) {
 	return max(int64(n), 1), nil
 }
 
-// calibrate warms the op up and settles the iteration count. With a fixed
+// calibrate warms the op up and settles the iteration count. An op whose
+// runs last a set time warms up once, for Warmup. With a fixed
 // count, warm-up runs grow from one iteration towards it until Warmup is
 // spent. With "auto", it is testing.B's loop: run, predict the n that fills
 // MinTime, run again, until a run lasts MinTime; those runs are the warm-up,
@@ -320,6 +321,17 @@ func (r *runner) calibrate(in *instance) error {
 		return err
 	}
 	var spent time.Duration
+	if db, ok := in.op.(ops.DurationBound); ok {
+		// Each run lasts its own duration: the warm-up is one short run.
+		in.n = max(fixed, 1)
+		if in.b.Warmup <= 0 {
+			return nil
+		}
+		_, err := call(r, in, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, db.WarmUp(ctx, in.b.Warmup)
+		}, nil)
+		return err
+	}
 	if fixed > 0 {
 		in.n = fixed
 		// The bound on warm-up runs only matters for a clock that does not

@@ -375,6 +375,46 @@ func TestOpWarningsReachTheOutcome(t *testing.T) {
 	}
 }
 
+// timedOp is a fake op whose runs last a set time: its warm-up is WarmUp.
+type timedOp struct {
+	testOp
+	warmups []time.Duration
+}
+
+func (o *timedOp) WarmUp(_ context.Context, d time.Duration) error {
+	o.warmups = append(o.warmups, d)
+	o.clock.advance(d)
+	return nil
+}
+
+// TestDurationBoundWarmsUpOnce: an op whose runs last a duration warms up
+// with one call of WarmUp for the warm-up's length, never with Run, which
+// would take a whole run.
+func TestDurationBoundWarmsUpOnce(t *testing.T) {
+	for _, warmup := range []time.Duration{0, 100 * time.Millisecond} {
+		clock := &fakeClock{}
+		op := &timedOp{testOp: testOp{rec: &recorder{}, clock: clock, cost: time.Second}}
+		b := bench("load", 0, &op.testOp)
+		b.Op.New = func(param.Values, ops.Env) (ops.Op, error) { return op, nil }
+		b.Op.Iterations = func(param.Values) int64 { return 1 }
+		b.Warmup = warmup
+		out := Run(context.Background(), plan(b), Config{now: clock.now})
+		if diff := cmp.Diff([]string{"load:1", "load:1"}, op.rec.calls); diff != "" {
+			t.Errorf("warm-up %v: Run calls (-want +got):\n%s", warmup, diff)
+		}
+		want := []time.Duration{warmup}
+		if warmup == 0 {
+			want = nil
+		}
+		if diff := cmp.Diff(want, op.warmups); diff != "" {
+			t.Errorf("warm-up %v: WarmUp calls (-want +got):\n%s", warmup, diff)
+		}
+		if e := out.Benchmarks[0].Error; e != "" {
+			t.Errorf("warm-up %v: error %s", warmup, e)
+		}
+	}
+}
+
 func TestDefaultEnvTempDirIsRemoved(t *testing.T) {
 	var dir string
 	b := bench("files", 1, &testOp{rec: &recorder{}})
