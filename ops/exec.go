@@ -8,10 +8,13 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/param"
 )
 
@@ -20,7 +23,9 @@ func init() {
 		Name: "exec",
 		Doc: "One iteration is one run of a command, from fork to exit, with its output discarded " +
 			"(hyperfine's model); a `shell` command has the shell's own start-up subtracted. " +
-			"Each timed run is preceded by one untimed, traced execution that measures the peak RSS.",
+			"Every command (the timed one, setup, prepare, cleanup) runs in its own process group and, " +
+			"where specrun may make cgroups, its own cgroup: what a run of the command leaves behind is " +
+			"killed when it exits, what setup and prepare leave when the benchmark ends.",
 		Params: []param.Param{
 			{Name: "command", Type: param.Strings, Doc: "The program and its arguments, run without a shell; set this or shell."},
 			{Name: "shell", Type: param.String, Doc: "A command line run by /bin/sh -c; the start-up of `sh -c ''` is measured and subtracted."},
@@ -31,6 +36,7 @@ func init() {
 			{Name: "prepare", Type: param.String, Doc: "A shell command run before every run of the command, untimed."},
 			{Name: "cleanup", Type: param.String, Doc: "A shell command run once after the benchmark, however it ended."},
 			{Name: "ignore_failure", Type: param.Bool, Default: false, Doc: "Time a command that exits non-zero rather than failing the benchmark."},
+			{Name: "show_output", Type: param.Bool, Default: false, Doc: "Pass the output of the command (and of setup, prepare and cleanup) through to specrun's stdout and stderr, as hyperfine's --show-output; by default it is discarded and only the end of stderr is kept for an error."},
 		},
 		Metrics: []Metric{
 			{Name: "wall_ns", Unit: "ns", Doc: "Wall time of one run (the shell's start-up subtracted)."},
@@ -38,7 +44,7 @@ func init() {
 			{Name: "user_ns", Unit: "ns", Doc: "User CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "sys_ns", Unit: "ns", Doc: "System CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "cpu_ns", Unit: "ns", Doc: "User plus system CPU time of one run: the reliable CPU figure for short children."},
-			{Name: "max_rss_bytes", Unit: "bytes", Doc: "Peak resident set size of the command's own process (VmHWM at its exit), from the run's untimed, traced execution."},
+			{Name: "max_rss_bytes", Unit: "bytes", Doc: "Peak memory of one execution, the command's children included: the most charged to its memory cgroup during the execution above what the cgroup held at its start (cgroup v2 memory.peak, or v1 memory.max_usage_in_bytes), the largest over the run's executions; it counts page cache the command brings in. Taken from the timed executions themselves. Not reported where specrun cannot make a memory cgroup (not root, no memory controller)."},
 			{Name: "exit_code", Unit: "count", Doc: "Exit status of the last run that failed, else 0; 128+N for a signal N."},
 		},
 		Interleave: true,
@@ -73,12 +79,17 @@ type execOp struct {
 	cmd           spawnSpec
 	shellCost     childUsage // mean start-up of `sh -c ''`; zero without a shell
 	ignoreFailure bool
+	showOutput    bool
 	prepare       string
 	cleanup       string
 	dir           string
 	env           []string
 	devNull       *os.File
 	stdin         *os.File
+	stderr        *procgroup.Output // the timed command's, unless show_output
+
+	run *procgroup.Group // the timed command's executions
+	aux *procgroup.Group // setup, prepare and cleanup, and what they leave running
 }
 
 func newExec(p param.Values, _ Env) (Op, error) {
@@ -88,10 +99,13 @@ func newExec(p param.Values, _ Env) (Op, error) {
 	}
 	o := &execOp{
 		ignoreFailure: p.Bool("ignore_failure"),
+		showOutput:    p.Bool("show_output"),
 		prepare:       p.String("prepare"),
 		cleanup:       p.String("cleanup"),
 		dir:           p.String("dir"),
 		env:           environ(p.StringMap("env")),
+		run:           procgroup.New("exec", procgroup.Options{Memory: true}),
+		aux:           procgroup.New("exec setup", procgroup.Options{}),
 	}
 	var err error
 	if o.devNull, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
@@ -105,7 +119,14 @@ func newExec(p param.Values, _ Env) (Op, error) {
 		}
 		in = o.stdin
 	}
-	files := []*os.File{in, o.devNull, o.devNull}
+	files := []*os.File{in, os.Stdout, os.Stderr}
+	if !o.showOutput {
+		if o.stderr, err = procgroup.NewOutput(nil); err != nil {
+			o.Close()
+			return nil, fmt.Errorf("exec: %w", err)
+		}
+		files = []*os.File{in, o.devNull, o.stderr.W}
+	}
 
 	argv := command
 	if shell != "" {
@@ -129,7 +150,7 @@ func newExec(p param.Values, _ Env) (Op, error) {
 	}
 	if shell != "" {
 		probe := spawnSpec{path: path, argv: []string{"/bin/sh", "-c", ""}, dir: o.dir, env: o.env, files: files}
-		if o.shellCost, err = meanUsage(&probe, shellProbeRuns); err != nil {
+		if o.shellCost, err = meanUsage(&probe, o.run, shellProbeRuns); err != nil {
 			o.Close()
 			return nil, fmt.Errorf("exec: measure the shell's start-up: %w", err)
 		}
@@ -151,11 +172,11 @@ func environ(extra map[string]string) []string {
 	return env
 }
 
-// meanUsage runs s n times after one warm-up run and returns the mean usage.
-func meanUsage(s *spawnSpec, n int) (childUsage, error) {
+// meanUsage runs s n times in g after one warm-up run and returns the mean usage.
+func meanUsage(s *spawnSpec, g *procgroup.Group, n int) (childUsage, error) {
 	var sum childUsage
 	for i := -1; i < n; i++ {
-		u, err := spawn(context.Background(), s, false)
+		u, err := spawn(context.Background(), s, g)
 		if err != nil {
 			return childUsage{}, err
 		}
@@ -172,28 +193,35 @@ func meanUsage(s *spawnSpec, n int) (childUsage, error) {
 	return childUsage{Wall: sum.Wall / d, User: sum.User / d, Sys: sum.Sys / d}, nil
 }
 
-// Run times n executions of the command. Before them, one more execution,
-// traced and untimed, measures the command's own peak RSS: tracing adds two
-// stops per child, which must not reach the timings (see spawn).
+// Run times n executions of the command. The peak memory comes from the
+// same executions, through the group's memory cgroup: the thread that
+// starts them sits in that cgroup for the run (where it is a v1 cgroup,
+// children are born in their parent thread's).
 func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 	if n <= 0 {
 		return Sample{}, nil
 	}
-	probe, err := o.execute(ctx, true)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	leave, err := o.run.Enter()
 	if err != nil {
-		return Sample{}, err
+		return Sample{}, fmt.Errorf("exec: %w", err)
 	}
+	defer leave()
+
 	var wall, user, sys, cpu time.Duration
 	var mean, m2 float64 // Welford's running mean and squared deviations of each execution's wall time
-	exitCode := probe.ExitCode
+	var exitCode int
+	var peak int64
 	for i := int64(0); i < n; i++ {
-		u, err := o.execute(ctx, false)
+		u, err := o.execute(ctx)
 		if err != nil {
 			return Sample{}, err
 		}
 		if u.ExitCode != 0 {
 			exitCode = u.ExitCode
 		}
+		peak = max(peak, u.MaxRSS)
 		w := max(u.Wall-o.shellCost.Wall, 0)
 		wall += w
 		d := float64(w) - mean
@@ -208,23 +236,26 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 	if n > 1 {
 		stddev = math.Sqrt(m2 / float64(n-1))
 	}
+	metrics := map[string]float64{
+		"wall_ns":        per(wall),
+		"wall_stddev_ns": stddev,
+		"user_ns":        per(user),
+		"sys_ns":         per(sys),
+		"cpu_ns":         per(cpu),
+		"exit_code":      float64(exitCode),
+	}
+	if _, ok := o.run.MemoryPeak(); ok {
+		metrics["max_rss_bytes"] = float64(peak)
+	}
 	return Sample{
 		Elapsed: max(wall, 1), // zero would hand the timing back to the harness, start-up and all
-		Metrics: map[string]float64{
-			"wall_ns":        per(wall),
-			"wall_stddev_ns": stddev,
-			"user_ns":        per(user),
-			"sys_ns":         per(sys),
-			"cpu_ns":         per(cpu),
-			"max_rss_bytes":  float64(probe.MaxRSS),
-			"exit_code":      float64(exitCode),
-		},
+		Metrics: metrics,
 	}, nil
 }
 
 // execute runs prepare, then the command once; a non-zero exit is an error
 // unless ignore_failure is set.
-func (o *execOp) execute(ctx context.Context, trace bool) (childUsage, error) {
+func (o *execOp) execute(ctx context.Context) (childUsage, error) {
 	if err := ctx.Err(); err != nil {
 		return childUsage{}, err
 	}
@@ -238,7 +269,10 @@ func (o *execOp) execute(ctx context.Context, trace bool) (childUsage, error) {
 			return childUsage{}, fmt.Errorf("exec: rewind stdin: %w", err)
 		}
 	}
-	u, err := spawn(ctx, &o.cmd, trace)
+	if o.stderr != nil {
+		o.stderr.Tail.Reset()
+	}
+	u, err := spawn(ctx, &o.cmd, o.run)
 	if err != nil {
 		return childUsage{}, fmt.Errorf("exec: start %s: %w", o.name, err)
 	}
@@ -247,37 +281,73 @@ func (o *execOp) execute(ctx context.Context, trace bool) (childUsage, error) {
 			return childUsage{}, ctx.Err()
 		}
 		if !o.ignoreFailure {
-			return childUsage{}, fmt.Errorf("exec: %s exited with status %d (set ignore_failure = true to time it anyway)", o.name, u.ExitCode)
+			msg := " (set ignore_failure = true to time it anyway, show_output = true to see its output)"
+			if o.stderr != nil {
+				msg += withOutput("stderr", o.stderr.Last(errTailLines))
+			}
+			return childUsage{}, fmt.Errorf("exec: %s exited with status %d%s", o.name, u.ExitCode, msg)
 		}
 	}
 	return u, nil
 }
 
-// runShell runs a setup, prepare or cleanup command and fails with its
-// output when it fails.
+// runShell runs a setup, prepare or cleanup command in the aux group and
+// fails with the end of its output when it fails. What it leaves running
+// (a server that setup starts) lives until the benchmark ends.
 func (o *execOp) runShell(ctx context.Context, what, line string) error {
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", line)
-	c.Dir, c.Env = o.dir, o.env
-	out, err := c.CombinedOutput()
+	var through io.Writer
+	if o.showOutput {
+		through = os.Stderr
+	}
+	out, err := procgroup.NewOutput(through)
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if len(msg) > 500 {
-			msg = "..." + msg[len(msg)-500:]
+		return fmt.Errorf("exec: run %s %q: %w", what, line, err)
+	}
+	defer out.Close()
+	c := exec.Command("/bin/sh", "-c", line)
+	c.Dir, c.Env = o.dir, o.env
+	c.Stdout, c.Stderr = out.W, out.W
+	if err := o.aux.Start(c); err != nil {
+		return fmt.Errorf("exec: run %s %q: %w", what, line, err)
+	}
+	out.CloseWrite()
+	stop := context.AfterFunc(ctx, func() { o.aux.Signal(syscall.SIGKILL) })
+	err = c.Wait()
+	stop()
+	o.aux.Remove(c.Process.Pid)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if msg != "" {
-			msg = ": " + msg
-		}
-		return fmt.Errorf("exec: run %s %q: %w%s", what, line, err, msg)
+		return fmt.Errorf("exec: run %s %q: %w%s", what, line, err, withOutput("output", out.Last(errTailLines)))
 	}
 	return nil
 }
 
-// Close runs the cleanup command and releases the standard files.
+// errTailLines is how many of a failing command's last lines of output its
+// error carries.
+const errTailLines = 10
+
+// withOutput appends the end of a command's output to an error message.
+func withOutput(what, out string) string {
+	if out == "" {
+		return ""
+	}
+	return "; its " + what + " ends:\n" + out
+}
+
+// Close runs the cleanup command, kills what the benchmark's commands left
+// running, and releases the standard files.
 func (o *execOp) Close() error {
 	var err error
 	if o.cleanup != "" {
 		err = o.runShell(context.Background(), "cleanup", o.cleanup)
 		o.cleanup = "" // once, even if the harness closes twice
+	}
+	err = errors.Join(err, o.aux.Close(), o.run.Close())
+	if o.stderr != nil {
+		o.stderr.Close()
+		o.stderr = nil
 	}
 	for _, f := range []*os.File{o.stdin, o.devNull} {
 		if f != nil {

@@ -5,59 +5,78 @@ package ops
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
-	"github.com/specrun/specrun/internal/procfs"
+	"github.com/specrun/specrun/internal/procgroup"
 )
 
-// ptraceExitKill kills the tracee if specrun dies while tracing it, so an
-// interrupted run cannot leave a stopped child behind (PTRACE_O_EXITKILL;
-// not in package syscall).
-const ptraceExitKill = 0x100000
+// pPID and wNoWait are waitid's P_PID and WNOWAIT (not in package syscall).
+const (
+	pPID    = 1
+	wNoWait = 0x01000000
+)
 
-// spawn runs one child to completion and reports its usage; with trace,
-// also its own peak RSS.
+// spawn runs one child to completion in group g and reports its usage and
+// the group's memory peak over its run. The child leads a process group of
+// its own inside g; whatever it leaves running when it exits is killed
+// before spawn returns, so one execution cannot load the next.
 //
-// The peak RSS is read from /proc/PID/status (VmHWM) at the child's
-// PTRACE_EVENT_EXIT stop, while its address space still exists. rusage's
-// ru_maxrss cannot be used: Go starts children with CLONE_VM, so until exec
-// the child runs on specrun's address space, and exec carries that high-water
-// mark into the child's maxrss (a 1 MB /bin/true reads as specrun's 10+ MB).
-// Tracing costs two stops per child (after exec, at exit), about 10% of
-// /bin/true's wall time on a busy 2-core VM (BenchmarkSpawnTrue), so timed
-// executions are not traced. The peak is the command's own process: a
-// process it forks is not traced (dash's `sh -c CMD` execs CMD in place).
-func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
-	if trace {
-		// ptrace requests must come from the thread that started the tracee.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
-
+// The child is waited for in two steps: waitid with WNOWAIT sees the exit
+// without reaping, so its pid (and process group id) cannot be reused while
+// the group is killed; wait4 then reaps it with its rusage.
+func spawn(ctx context.Context, s *spawnSpec, g *procgroup.Group) (childUsage, error) {
 	fds := make([]uintptr, len(s.files))
 	for i, f := range s.files {
 		fds[i] = f.Fd()
 	}
-	attr := &syscall.ProcAttr{
-		Dir:   s.dir,
-		Env:   s.env,
-		Files: fds,
-		Sys:   &syscall.SysProcAttr{Ptrace: trace},
-	}
+	attr := &syscall.ProcAttr{Dir: s.dir, Env: s.env, Files: fds, Sys: g.SysProcAttr(nil)}
+	g.ResetMemoryPeak()
 	start := time.Now()
 	pid, err := syscall.ForkExec(s.path, s.argv, attr)
 	if err != nil {
 		return childUsage{}, err
 	}
-	stop := context.AfterFunc(ctx, func() { syscall.Kill(pid, syscall.SIGKILL) })
-	defer stop()
+	g.Add(pid)
+	defer g.Remove(pid)
 	var (
-		ws     syscall.WaitStatus
-		ru     syscall.Rusage
-		hwm    int64
-		traced bool
+		mu     sync.Mutex
+		exited bool
+	)
+	kill := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !exited {
+			syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+	stop := context.AfterFunc(ctx, kill)
+	defer stop()
+
+	var info [128]byte // siginfo_t, unread: the status comes from wait4
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|wNoWait, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			return childUsage{}, fmt.Errorf("wait for pid %d: %w", pid, e)
+		}
+		break
+	}
+	wall := time.Since(start)
+	// The leader is a zombie now: the group id is still this child's.
+	syscall.Kill(-pid, syscall.SIGKILL)
+	mu.Lock()
+	exited = true
+	mu.Unlock()
+
+	var (
+		ws syscall.WaitStatus
+		ru syscall.Rusage
 	)
 	for {
 		_, err := syscall.Wait4(pid, &ws, 0, &ru)
@@ -65,38 +84,20 @@ func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
 			continue
 		}
 		if err != nil {
-			syscall.Kill(pid, syscall.SIGKILL)
 			return childUsage{}, fmt.Errorf("wait for pid %d: %w", pid, err)
 		}
-		if ws.Exited() || ws.Signaled() {
-			break
-		}
-		if !ws.Stopped() {
-			continue
-		}
-		sig := 0
-		switch {
-		case !traced:
-			// The SIGTRAP stop after the first exec: now the exit stop can be asked for.
-			traced = true
-			if err := syscall.PtraceSetOptions(pid, syscall.PTRACE_O_TRACEEXIT|ptraceExitKill); err != nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		case ws.TrapCause() == syscall.PTRACE_EVENT_EXIT:
-			hwm, _ = procfs.HWM(pid)
-		case ws.StopSignal() == syscall.SIGTRAP:
-			// A later exec by the child: swallow the tracer's trap.
-		default:
-			sig = int(ws.StopSignal()) // deliver the child's own signals
-		}
-		syscall.PtraceCont(pid, sig)
+		break
 	}
-	wall := time.Since(start)
+	peak, _ := g.MemoryPeak()
+	// What escaped the process group (a daemon) is still in the cgroup.
+	if err := g.Kill(); err != nil {
+		return childUsage{}, err
+	}
 	u := childUsage{
 		Wall:     wall,
 		User:     time.Duration(ru.Utime.Nano()),
 		Sys:      time.Duration(ru.Stime.Nano()),
-		MaxRSS:   hwm,
+		MaxRSS:   peak,
 		ExitCode: ws.ExitStatus(),
 	}
 	if ws.Signaled() {

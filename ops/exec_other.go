@@ -7,25 +7,27 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/specrun/specrun/internal/procgroup"
 )
 
-// spawn runs one child to completion. Without Linux's ptrace exit stop the
-// peak RSS is rusage's, which includes specrun's own address space.
-func spawn(ctx context.Context, s *spawnSpec, trace bool) (childUsage, error) {
+// spawn runs one child to completion in its own process group, and kills
+// what it leaves in the group. The peak RSS is unknown here.
+func spawn(ctx context.Context, s *spawnSpec, g *procgroup.Group) (childUsage, error) {
 	start := time.Now()
-	p, err := os.StartProcess(s.path, s.argv, &os.ProcAttr{Dir: s.dir, Env: s.env, Files: s.files})
+	p, err := os.StartProcess(s.path, s.argv, &os.ProcAttr{Dir: s.dir, Env: s.env, Files: s.files, Sys: g.SysProcAttr(nil)})
 	if err != nil {
 		return childUsage{}, err
 	}
-	stop := context.AfterFunc(ctx, func() { p.Kill() })
+	g.Add(p.Pid)
+	defer g.Remove(p.Pid)
+	stop := context.AfterFunc(ctx, func() { syscall.Kill(-p.Pid, syscall.SIGKILL) })
 	defer stop()
 	st, err := p.Wait()
 	if err != nil {
 		return childUsage{}, err
 	}
-	u := childUsage{Wall: time.Since(start), User: st.UserTime(), Sys: st.SystemTime(), ExitCode: st.ExitCode()}
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok && trace {
-		u.MaxRSS = int64(ru.Maxrss)
-	}
-	return u, nil
+	wall := time.Since(start)
+	syscall.Kill(-p.Pid, syscall.SIGKILL)
+	return childUsage{Wall: wall, User: st.UserTime(), Sys: st.SystemTime(), ExitCode: st.ExitCode()}, nil
 }

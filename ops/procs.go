@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 
+	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/param"
 )
 
@@ -35,9 +37,10 @@ func init() {
 }
 
 type processSpawn struct {
-	path string
-	argv []string
-	null *os.File
+	path  string
+	argv  []string
+	null  *os.File
+	group *procgroup.Group
 }
 
 func newProcessSpawn(p param.Values, _ Env) (Op, error) {
@@ -53,12 +56,23 @@ func newProcessSpawn(p param.Values, _ Env) (Op, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process.spawn: open %s: %w", os.DevNull, err)
 	}
-	return &processSpawn{path: path, argv: argv, null: null}, nil
+	return &processSpawn{path: path, argv: argv, null: null, group: procgroup.New("process.spawn", procgroup.Options{})}, nil
 }
 
+// Run starts and waits for n children. Each leads its own process group in
+// the op's group; a cancellation kills the child being waited for and
+// everything it started, and what children leave behind is killed when
+// the run ends (not between iterations, which are timed).
 func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 	done := ctx.Done()
-	attr := &os.ProcAttr{Files: []*os.File{s.null, s.null, s.null}}
+	// The thread that starts a child must outlive it: the kernel's
+	// parent-death signal follows the thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	attr := &os.ProcAttr{Files: []*os.File{s.null, s.null, s.null}, Sys: s.group.SysProcAttr(nil)}
+	defer s.group.Kill()
+	stop := context.AfterFunc(ctx, func() { s.group.Signal(syscall.SIGKILL) })
+	defer stop()
 	var user, sys, maxRSS int64
 	for i := int64(0); i < n; i++ {
 		if stopped(done) {
@@ -68,11 +82,15 @@ func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 		if err != nil {
 			return Sample{N: i}, fmt.Errorf("process.spawn: start %s: %w", s.path, err)
 		}
+		s.group.Add(proc.Pid)
 		state, err := proc.Wait()
 		if err != nil {
 			return Sample{N: i}, fmt.Errorf("process.spawn: wait for %s: %w", s.path, err)
 		}
 		if !state.Success() {
+			if ctx.Err() != nil {
+				return Sample{N: i}, ctx.Err()
+			}
 			return Sample{N: i}, fmt.Errorf("process.spawn: %s: %s", s.path, state)
 		}
 		if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
@@ -90,5 +108,7 @@ func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 	}}, nil
 }
 
-// Close releases /dev/null.
-func (s *processSpawn) Close() error { return s.null.Close() }
+// Close kills what the children left running and releases /dev/null.
+func (s *processSpawn) Close() error {
+	return errors.Join(s.group.Close(), s.null.Close())
+}

@@ -1,9 +1,7 @@
 package servers
 
 import (
-	"os/exec"
 	"runtime"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -25,35 +23,4 @@ func threadCPU() (now func() time.Duration, done func()) {
 		}
 		return time.Duration(ts.Nano())
 	}, runtime.UnlockOSThread
-}
-
-// groupAttr starts a server in its own process group, so that stopping it
-// reaches whatever it forks, and has the kernel kill it if specrun dies.
-func groupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
-// Pdeathsig fires when the thread that started the child exits, not the
-// process, and Go ends threads (a goroutine that exits while locked to its
-// thread, as an op timing thread creation does). So servers are started
-// from one locked thread that lives as long as specrun.
-var (
-	spawnOnce sync.Once
-	spawnReqs chan func()
-)
-
-// startProcess starts cmd from the long-lived spawning thread.
-func startProcess(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnReqs = make(chan func())
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread must not be reused or ended
-			for f := range spawnReqs {
-				f()
-			}
-		}()
-	})
-	errc := make(chan error, 1)
-	spawnReqs <- func() { errc <- cmd.Start() }
-	return <-errc
 }

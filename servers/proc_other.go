@@ -3,8 +3,6 @@
 package servers
 
 import (
-	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -13,10 +11,3 @@ func threadCPU() (now func() time.Duration, done func()) {
 	start := time.Now()
 	return func() time.Duration { return time.Since(start) }, func() {}
 }
-
-// groupAttr starts a server in its own process group, so that stopping it
-// reaches whatever it forks.
-func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
-// startProcess starts cmd.
-func startProcess(cmd *exec.Cmd) error { return cmd.Start() }

@@ -1,13 +1,13 @@
 // Package servers starts and stops the servers that http benchmarks load: a
 // spec's command servers and specrun's builtin server (`specrun serve`, in a
-// separate process). Each runs in its own process group and is stopped with
-// its stop signal, a grace period, then KILL for the whole group, on every
-// path out, so that no process outlives the run.
+// separate process). Each runs in a procgroup.Group of its own (a process
+// group, and a cgroup where specrun may make one) and is stopped with its
+// stop signal, a grace period, then KILL for the whole group, on every path
+// out, so that no process outlives the run.
 package servers
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/specrun/specrun/internal/procfs"
+	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/spec"
 )
@@ -45,11 +44,12 @@ type Process struct {
 	PID  int    // also the process group's id
 
 	cmd      *exec.Cmd
+	group    *procgroup.Group
 	done     chan struct{} // closed once the process has exited
 	waitErr  error         // valid after done
 	sig      syscall.Signal
 	grace    time.Duration
-	logPath  string
+	output   *procgroup.Output // the end of what the server printed
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -57,9 +57,9 @@ type Process struct {
 // Start starts the server s and waits until it is ready: a builtin server
 // has printed its URL; a command server's ready URL (or its URL) answers an
 // HTTP request. self runs specrun (builtin servers re-execute it as
-// `specrun serve`); the server's output goes to a log file in logDir. On
-// failure nothing is left running.
-func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*Process, error) {
+// `specrun serve`); of the server's output, the end is kept for messages.
+// On failure nothing is left running.
+func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error) {
 	p := &Process{Name: s.Name, URL: s.URL, sig: syscall.SIGTERM, grace: s.Grace, done: make(chan struct{})}
 	if sig, ok := signals[strings.TrimPrefix(strings.ToUpper(s.StopSignal), "SIG")]; ok {
 		p.sig = sig
@@ -85,12 +85,12 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 		return nil, fmt.Errorf("start server %q: empty command", s.Name)
 	}
 
-	log, err := os.CreateTemp(logDir, "server-"+sanitize(s.Name)+"-*.log")
+	output, err := procgroup.NewOutput(nil)
 	if err != nil {
-		return nil, fmt.Errorf("start server %q: create log: %w", s.Name, err)
+		return nil, fmt.Errorf("start server %q: %w", s.Name, err)
 	}
-	defer log.Close() // the child holds its own descriptor
-	p.logPath = log.Name()
+	p.output = output
+	defer output.CloseWrite() // the child holds its own descriptor
 
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Dir = s.Dir
@@ -98,22 +98,25 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 	for k, v := range s.Env {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)
 	}
-	p.cmd.SysProcAttr = groupAttr()
-	p.cmd.Stdout, p.cmd.Stderr = log, log
+	p.cmd.Stdout, p.cmd.Stderr = output.W, output.W
 
 	var urlLine *os.File
 	if s.Builtin != "" {
 		r, w, err := os.Pipe()
 		if err != nil {
+			output.Close()
 			return nil, fmt.Errorf("start server %q: %w", s.Name, err)
 		}
 		defer w.Close()
 		urlLine, p.cmd.Stdout = r, w
 	}
-	if err := startProcess(p.cmd); err != nil {
+	p.group = procgroup.New("server "+s.Name, procgroup.Options{})
+	if err := p.group.Start(p.cmd); err != nil {
 		if urlLine != nil {
 			urlLine.Close()
 		}
+		p.group.Close()
+		output.Close()
 		return nil, fmt.Errorf("start server %q: %w", s.Name, err)
 	}
 	p.PID = p.cmd.Process.Pid
@@ -124,7 +127,7 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 
 	if s.Builtin != "" {
 		p.cmd.Stdout.(*os.File).Close()
-		err = p.readURL(ctx, urlLine, log, timeout)
+		err = p.readURL(ctx, urlLine, timeout)
 	} else {
 		ready := s.Ready
 		if ready == "" {
@@ -140,21 +143,16 @@ func Start(ctx context.Context, s *spec.Server, self []string, logDir string) (*
 }
 
 // readURL reads the URL that `specrun serve` prints once it listens, then
-// copies the rest of its output to the log.
-func (p *Process) readURL(ctx context.Context, r *os.File, log *os.File, timeout time.Duration) error {
+// keeps the end of the rest of its output with the rest.
+func (p *Process) readURL(ctx context.Context, r *os.File, timeout time.Duration) error {
 	line := make(chan string, 1)
-	log2, err := os.OpenFile(log.Name(), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		r.Close()
-		return fmt.Errorf("open log: %w", err)
-	}
 	go func() {
 		defer r.Close()
-		defer log2.Close()
-		br := bufio.NewReader(r)
+		br := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 4<<10)
 		s, _ := br.ReadString('\n')
 		line <- strings.TrimSpace(s)
-		io.Copy(log2, br)
+		io.Copy(&p.output.Tail, br)
+		io.Copy(&p.output.Tail, r)
 	}()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -221,28 +219,21 @@ func (p *Process) exitNote() string {
 
 // logTail is the end of the server's output, for an error message.
 func (p *Process) logTail() string {
-	b, err := os.ReadFile(p.logPath)
-	if err != nil || len(bytes.TrimSpace(b)) == 0 {
-		return ""
+	if s := p.output.Last(20); s != "" {
+		return "; its output ends:\n" + s
 	}
-	b = bytes.TrimSpace(b)
-	if len(b) > 1000 {
-		b = append([]byte("..."), b[len(b)-1000:]...)
-	}
-	return "; its output ends:\n" + string(b)
+	return ""
 }
 
-// Stop stops the server's process group: the stop signal, up to the grace
-// period for it to exit, then KILL for every process left in the group. It
-// is safe to call more than once and after the server died by itself.
+// Stop stops the server's group: the stop signal, up to the grace period
+// for it to exit, then KILL for every process left in the group. It is safe
+// to call more than once and after the server died by itself.
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() {
 		select {
 		case <-p.done:
 		default:
-			if err := syscall.Kill(-p.PID, p.sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-				p.stopErr = fmt.Errorf("stop server %q: signal: %w", p.Name, err)
-			}
+			p.group.Signal(p.sig)
 			t := time.NewTimer(p.grace)
 			select {
 			case <-p.done:
@@ -251,31 +242,18 @@ func (p *Process) Stop() error {
 			t.Stop()
 		}
 		// KILL the group even when the leader is gone: what it forked must
-		// not outlive it. KILL is delivered asynchronously, so wait until no
-		// live member is left.
-		syscall.Kill(-p.PID, syscall.SIGKILL)
-		deadline := time.Now().Add(killWait)
-		for groupAlive(p.PID) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+		// not outlive it.
+		if err := p.group.Close(); err != nil {
+			p.stopErr = fmt.Errorf("stop server %q: %w", p.Name, err)
 		}
 		select {
 		case <-p.done:
-		case <-time.After(time.Until(deadline)):
+		case <-time.After(procgroup.KillWait):
+			p.stopErr = errors.Join(p.stopErr, fmt.Errorf("stop server %q: pid %d still running %v after KILL", p.Name, p.PID, procgroup.KillWait))
 		}
-		if !p.Exited() || groupAlive(p.PID) {
-			p.stopErr = errors.Join(p.stopErr, fmt.Errorf("stop server %q: process group %d still running %v after KILL", p.Name, p.PID, killWait))
-		}
+		p.output.Close()
 	})
 	return p.stopErr
-}
-
-// groupAlive reports whether a process other than a zombie is left in the
-// process group pgid (a zombie is dead, and its reaping is its parent's).
-func groupAlive(pgid int) bool {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		return syscall.Kill(-pgid, 0) == nil
-	}
-	return len(procfs.GroupMembers(pgid)) > 0
 }
 
 // Exited reports whether the server has exited.
@@ -286,16 +264,6 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
-}
-
-// sanitize makes a server name safe in a file name.
-func sanitize(name string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == filepath.Separator || r == 0 {
-			return '_'
-		}
-		return r
-	}, name)
 }
 
 // Pool is the servers of one run. It implements ops.Env: a server starts
@@ -382,17 +350,13 @@ func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 		}
 		self = []string{exe}
 	}
-	dir, err := p.dir()
-	if err != nil {
-		return ops.Server{}, err
-	}
 	if p.Context != nil {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer stop()
 		defer context.AfterFunc(p.Context, stop)()
 	}
-	pr, err := Start(ctx, def, self, dir)
+	pr, err := Start(ctx, def, self)
 	if err != nil {
 		p.failed[name] = err
 		return ops.Server{}, err
@@ -422,7 +386,7 @@ func (p *Pool) Kill() {
 	defer p.mu.Unlock()
 	p.closed = true
 	for _, pr := range p.started {
-		syscall.Kill(-pr.PID, syscall.SIGKILL)
+		pr.group.Signal(syscall.SIGKILL)
 	}
 	if p.ownedDir {
 		os.RemoveAll(p.tempDir)

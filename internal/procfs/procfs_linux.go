@@ -78,15 +78,16 @@ func ResetHWM(pid int) error {
 // increasing pid order. A zombie is not live: it has exited, and reaping
 // it is its parent's business.
 func GroupMembers(pgid int) []int {
-	return members(func(p Proc) bool { return p.PGRP == pgid })
+	return Members(func(p Proc) bool { return p.PGRP == pgid })
 }
 
 // Children lists the live processes whose parent is pid.
 func Children(pid int) []int {
-	return members(func(p Proc) bool { return p.PPID == pid })
+	return Members(func(p Proc) bool { return p.PPID == pid })
 }
 
-func members(match func(Proc) bool) []int {
+// Members lists the live processes that match, in increasing pid order.
+func Members(match func(Proc) bool) []int {
 	fs, err := fsys()
 	if err != nil {
 		return nil
