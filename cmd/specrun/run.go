@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/specrun/specrun/internal/atomicfile"
+	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
 	"github.com/specrun/specrun/servers"
@@ -114,7 +115,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
 	defer pool.Close() // on a panic too; a second Close does nothing
 	cfg.Env = pool
-	signals := watchSignals(cancel, pool.Kill, stderr)
+	// Quitting at once kills the servers and every other command started.
+	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll() }, stderr)
 	defer signals.stop()
 
 	env, envWarnings := results.CaptureEnvironment(version())
