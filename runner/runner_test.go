@@ -68,13 +68,15 @@ func (o *testOp) Close() error {
 	return nil
 }
 
-// bench makes a benchmark instance of a fake op with fixed iterations
-// (0 for "auto"), one repeat of each setting the tests vary.
+// bench makes a complete benchmark instance of a fake op with fixed
+// iterations (0 for "auto"): two runs, no warm-up, and the other settings
+// at spec's defaults, as spec.Load would leave them.
 func bench(name string, iterations int64, op *testOp) *spec.Benchmark {
 	block, _, _ := strings.Cut(name, "/")
 	op.name = name
 	return &spec.Benchmark{
 		Name: name, Block: block, Label: name, Iterations: iterations, Repeat: 2,
+		MinTime: spec.DefaultMinTime, Timeout: spec.DefaultTimeout,
 		Params: param.Values{},
 		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
 			return op, nil
@@ -225,7 +227,7 @@ func TestFaultsAreRecordedAndTheSuiteGoesOn(t *testing.T) {
 	}
 	bs[2].Timeout = 50 * time.Millisecond
 	bs[3].Timeout = 50 * time.Millisecond
-	bs = append(bs, &spec.Benchmark{Name: "cannot-prepare", Block: "cannot-prepare", Repeat: 1,
+	bs = append(bs, &spec.Benchmark{Name: "cannot-prepare", Block: "cannot-prepare", Repeat: 1, Iterations: 1, Timeout: spec.DefaultTimeout,
 		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
 			return nil, errors.New("no such thing")
 		}}})
@@ -646,5 +648,22 @@ func TestStrayOpContaminatesLaterBenchmarks(t *testing.T) {
 	want := "stuck: its op kept running after its timeout (it ignores cancellation), so the benchmarks timed beside it are suspect: after, later"
 	if !contains(out.Warnings, want) {
 		t.Errorf("warnings %q lack %q", out.Warnings, want)
+	}
+}
+
+// TestIncompletePlanIsAnError: the runner fills in no defaults; a
+// benchmark missing what spec.Load always sets fails with a message.
+func TestIncompletePlanIsAnError(t *testing.T) {
+	noRepeat := bench("norepeat", 1, &testOp{rec: &recorder{}})
+	noRepeat.Repeat = 0
+	noTimeout := bench("notimeout", 1, &testOp{rec: &recorder{}})
+	noTimeout.Timeout = 0
+	noMinTime := bench("nomintime", 0, &testOp{rec: &recorder{}})
+	noMinTime.MinTime = 0
+	out := Run(context.Background(), plan(noRepeat, noTimeout, noMinTime), Config{})
+	for i, want := range []string{"has repeat 0", "has no timeout", "calibrates but has no min_time"} {
+		if b := out.Benchmarks[i]; !strings.Contains(b.Error, want) || len(b.Runs) != 0 {
+			t.Errorf("%s: error %q with %d runs, want %q and none", b.Name, b.Error, len(b.Runs), want)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		prog = newProgress(stderr)
 	}
 	if prog != nil {
-		cfg.Observer = prog // never a typed nil: the runner tests Observer against nil
+		cfg.Observer = prog // a nil *progress would be a non-nil Observer
 	}
 	load := results.WatchLoad()
 	outcome := runner.Run(ctx, plan, cfg)

@@ -1,0 +1,168 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/specrun/specrun/ops"
+)
+
+// maxN bounds calibration, as testing.B's 1e9 does, but higher: specrun's
+// iteration counts are int64 and a 0.3 ns op needs more than 1e9 to fill a
+// second.
+const maxN = 1e11
+
+// fixedN is the iteration count of every run when the plan fixes one: the
+// op's own count (an http phase's requests), or the spec's times Scale. A
+// scaled count that an int64 cannot hold is an error, not a wrapped-around
+// count.
+func (r *runner) fixedN(in *instance) (int64, error) {
+	if in.b.Op.Iterations != nil {
+		return max(in.b.Op.Iterations(in.b.Params), 1), nil
+	}
+	if in.b.Iterations <= 0 {
+		return 0, nil
+	}
+	scale := r.cfg.Scale
+	n := math.Round(float64(in.b.Iterations) * scale)
+	if !(n < math.MaxInt64) { // NaN too
+		return 0, fmt.Errorf("iterations %d scaled by %g is beyond the largest count, %d", in.b.Iterations, scale, int64(math.MaxInt64))
+	}
+	return max(int64(n), 1), nil
+}
+
+// calibrate warms the op up and settles the iteration count. An op whose
+// runs last a set time warms up once, for Warmup. With a fixed count,
+// warm-up runs grow from one iteration towards it until Warmup is spent.
+// With "auto", it is testing.B's launch: run once, then predict the n that
+// fills MinTime and run again until a run lasts MinTime; those runs are the
+// warm-up, topped up at the final n if they took less than Warmup.
+func (r *runner) calibrate(in *instance) error {
+	fixed, err := r.fixedN(in)
+	if err != nil {
+		return err
+	}
+	if db, ok := in.op.(ops.DurationBound); ok {
+		// Each run lasts its own duration: the warm-up is one short run.
+		in.n = max(fixed, 1)
+		if in.b.Warmup <= 0 {
+			return nil
+		}
+		_, err := call(r, in, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, db.WarmUp(ctx, in.b.Warmup)
+		}, nil)
+		return err
+	}
+	if fixed > 0 {
+		in.n = fixed
+		return r.warmUpTo(in, fixed)
+	}
+	goal := in.b.MinTime
+	n := int64(1)
+	t, err := r.measure(in, n)
+	spent := t.elapsed
+	for err == nil && t.elapsed < goal && n < maxN {
+		n = predictN(goal.Nanoseconds(), t.n, t.elapsed.Nanoseconds(), n)
+		t, err = r.measure(in, n)
+		spent += t.elapsed
+	}
+	if err != nil {
+		return err
+	}
+	in.n = n
+	return r.topUp(in, n, in.b.Warmup-spent)
+}
+
+// maxWarmUpRuns bounds warm-up loops. It only matters for a clock that does
+// not move; real runs take time and end the loops.
+const maxWarmUpRuns = 1000
+
+// warmUpTo warms the op up before runs of fixed iterations: runs that grow
+// from one iteration towards fixed until Warmup is spent.
+func (r *runner) warmUpTo(in *instance, fixed int64) error {
+	var spent time.Duration
+	for n, runs := int64(1), 0; spent < in.b.Warmup && runs < maxWarmUpRuns; runs++ {
+		t, err := r.measure(in, n)
+		if err != nil {
+			return err
+		}
+		spent += t.elapsed
+		n = min(predictN(in.b.Warmup.Nanoseconds(), t.n, t.elapsed.Nanoseconds(), n), fixed)
+	}
+	return nil
+}
+
+// topUp runs the op at n until left is spent, finishing a warm-up that
+// calibration did not fill.
+func (r *runner) topUp(in *instance, n int64, left time.Duration) error {
+	for runs := 0; left > 0 && runs < maxWarmUpRuns; runs++ {
+		t, err := r.measure(in, n)
+		if err != nil {
+			return err
+		}
+		left -= t.elapsed
+	}
+	return nil
+}
+
+// predictN is testing.B's: the n that would fill goalns at the last run's
+// pace, multiplied before dividing, plus 20%, growing at most 100x and at
+// least by one.
+func predictN(goalns, prevIters, prevns, last int64) int64 {
+	if prevns == 0 {
+		prevns = 1 // round up so that a run too fast to see still grows
+	}
+	var n int64
+	if prevIters > 0 && goalns > math.MaxInt64/prevIters {
+		n = int64(float64(goalns) * float64(prevIters) / float64(prevns))
+	} else {
+		n = goalns * prevIters / prevns
+	}
+	n += n / 5
+	n = min(n, 100*last)
+	n = max(n, last+1)
+	return min(n, maxN)
+}
+
+// timing is what one call of Run observed.
+type timing struct {
+	n       int64
+	elapsed time.Duration
+	sample  ops.Sample
+	bytes   uint64 // allocated during the run
+	allocs  uint64
+}
+
+// measure runs n iterations and times them. The garbage collector runs
+// first so that one run's garbage is not collected on the next run's time;
+// the allocation counters are read outside the timed region.
+func (r *runner) measure(in *instance, n int64) (timing, error) {
+	t, err := call(r, in, func(ctx context.Context) (timing, error) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		start := r.cfg.now()
+		s, err := in.op.Run(ctx, n)
+		elapsed := r.cfg.now().Sub(start)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			return timing{}, err
+		}
+		t := timing{n: n, elapsed: elapsed, sample: s,
+			bytes: after.TotalAlloc - before.TotalAlloc, allocs: after.Mallocs - before.Mallocs}
+		if s.N > 0 {
+			t.n = s.N
+		}
+		if s.Elapsed > 0 {
+			t.elapsed = s.Elapsed
+		}
+		return t, nil
+	}, nil)
+	if err == nil && t.n <= 0 {
+		err = fmt.Errorf("op did no iterations")
+	}
+	return t, err
+}

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/specrun/specrun/metric"
+	"github.com/specrun/specrun/param"
+	"github.com/specrun/specrun/results"
+	"github.com/specrun/specrun/spec"
+)
+
+// record is the result of b before any run: what it is, no figures yet.
+func record(b *spec.Benchmark) results.Benchmark {
+	res := results.Benchmark{Name: b.Name, Benchmark: b.Block, Label: b.Label, Params: jsonParams(b.Params),
+		Runs: []results.Run{}}
+	if b.Op != nil {
+		res.Op = b.Op.Name
+	}
+	return res
+}
+
+func failed(b *spec.Benchmark, err error) results.Benchmark {
+	res := record(b)
+	res.Error = err.Error()
+	return res
+}
+
+// jsonParams gives the parameters as JSON records them: sizes in exact
+// bytes, durations in Go syntax.
+func jsonParams(v param.Values) map[string]any {
+	out := make(map[string]any, len(v))
+	for k, x := range v {
+		if d, ok := x.(time.Duration); ok {
+			out[k] = d.String()
+			continue
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// timedRun does one of the repeated runs and records it.
+func (r *runner) timedRun(in *instance) error {
+	t, err := r.measure(in, in.n)
+	if err != nil {
+		return err
+	}
+	run := results.Run{
+		Iterations: t.n,
+		TotalNs:    t.elapsed.Nanoseconds(),
+		NsPerOp:    float64(t.elapsed.Nanoseconds()) / float64(t.n),
+		Metrics: map[string]float64{
+			metric.BytesPerOp:  float64(t.bytes) / float64(t.n),
+			metric.AllocsPerOp: float64(t.allocs) / float64(t.n),
+		},
+	}
+	metric.Derive(run.Metrics, run.NsPerOp, float64(in.b.Params.Size("size")))
+	// The op knows its figures best: an http op's bytes_per_sec is the
+	// transfer rate, not size times requests.
+	for name, v := range t.sample.Metrics {
+		run.Metrics[name] = v
+	}
+	for _, w := range t.sample.Warnings {
+		r.warn(in.b.Name + ": " + w)
+	}
+	in.res.Runs = append(in.res.Runs, run)
+	return nil
+}
+
+func (r *runner) summarize(in *instance) {
+	runs := in.res.Runs
+	if len(runs) == 0 {
+		return
+	}
+	nsPerOp := make([]float64, len(runs))
+	totals := make([]float64, len(runs))
+	for i, run := range runs {
+		nsPerOp[i] = run.NsPerOp
+		totals[i] = float64(run.TotalNs)
+	}
+	in.res.NsPerOp = results.Summarize(nsPerOp)
+	for _, w := range in.res.NsPerOp.Warnings {
+		r.warn(w)
+	}
+	in.res.Metrics = map[string]results.Summary{}
+	for name := range runs[0].Metrics {
+		xs := make([]float64, 0, len(runs))
+		for _, run := range runs {
+			if v, ok := run.Metrics[name]; ok {
+				xs = append(xs, v)
+			}
+		}
+		if len(xs) == len(runs) {
+			in.res.Metrics[name] = results.Summarize(xs)
+		}
+	}
+	if total := results.Summarize(totals); time.Duration(total.Median) < ShortRun {
+		r.warn(fmt.Sprintf("%s: a run lasts %v, too short to time precisely (under %v); raise its iterations",
+			in.b.Name, time.Duration(total.Median), ShortRun))
+	}
+}
