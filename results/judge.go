@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -232,7 +231,7 @@ func moved(reads []Ref, curMed, baseMed Metrics) string {
 	}
 	if best != nil && best.old > 0 && math.Abs(best.new/best.old-1) >= 0.005 {
 		return fmt.Sprintf("%s moved %+.1f%% against the baseline (%s -> %s)",
-			best.ref.Instance, 100*(best.new/best.old-1), number(best.old), figure(best.new, best.ref.Metric))
+			best.ref.Instance, 100*(best.new/best.old-1), Number(best.old), figure(best.new, best.ref.Metric))
 	}
 	var parts []string
 	for _, r := range reads {
@@ -255,9 +254,9 @@ func moved(reads []Ref, curMed, baseMed Metrics) string {
 // figure is a value with its metric: "5.1 ns/op", "2427 requests_per_sec".
 func figure(v float64, name string) string {
 	if name == metric.NsPerOp {
-		return number(v) + " ns/op"
+		return Number(v) + " ns/op"
 	}
-	return number(v) + " " + name
+	return Number(v) + " " + name
 }
 
 func judgeError(a Assertion, format string, args ...any) Assertion {
@@ -298,7 +297,7 @@ func Instances(r *Result) Metrics {
 
 // instanceRuns returns one metrics map per run of b.
 func instanceRuns(b *Benchmark) []map[string]float64 {
-	size, _ := paramNumber(b.Params["size"])
+	size, _ := b.ParamNumber("size")
 	runs := make([]map[string]float64, 0, len(b.Runs))
 	for _, run := range b.Runs {
 		m := make(map[string]float64, len(run.Metrics)+3)
@@ -314,56 +313,6 @@ func instanceRuns(b *Benchmark) []map[string]float64 {
 		runs = append(runs, m)
 	}
 	return runs
-}
-
-// paramNumber returns a parameter value as a number, as it is held in memory
-// (int64) or after a JSON round trip (float64).
-func paramNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
-}
-
-// medianRuns returns, per metric, the median over the runs that have it.
-func medianRuns(runs []map[string]float64) map[string]float64 {
-	keys := map[string]bool{}
-	for _, r := range runs {
-		for k := range r {
-			keys[k] = true
-		}
-	}
-	out := make(map[string]float64, len(keys))
-	vals := make([]float64, 0, len(runs))
-	for k := range keys {
-		vals = vals[:0]
-		for _, r := range runs {
-			if v, ok := r[k]; ok {
-				vals = append(vals, v)
-			}
-		}
-		sort.Float64s(vals)
-		out[k] = quantileSorted(vals, 0.5)
-	}
-	return out
-}
-
-// quantileSorted interpolates linearly between the order statistics of sorted.
-func quantileSorted(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	pos := q * float64(len(sorted)-1)
-	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }
 
 func copyOuter(m Metrics) Metrics {
@@ -383,24 +332,6 @@ func findBenchmark(r *Result, name string) *Benchmark {
 		if r.Benchmarks[i].Name == name {
 			return &r.Benchmarks[i]
 		}
-	}
-	return nil
-}
-
-// WriteAssertions writes the assertions section of the Markdown report, as
-// Markdown renders it: value, interval, bounds, verdict and the reason
-// beside anything that did not pass.
-func WriteAssertions(w io.Writer, as []Assertion) error {
-	if len(as) == 0 {
-		return nil
-	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## Assertions\n\n")
-	for _, a := range as {
-		writeAssertion(bw, a)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write assertions: %w", err)
 	}
 	return nil
 }

@@ -1,8 +1,14 @@
-// Package results holds specrun's result types (the specrun.results/v2 JSON
-// contract), their statistics, verdicts, and the reporters that render them.
+// Package results is specrun's result contract (the specrun.results/v2
+// JSON), its reading and writing, and what is computed from it: summaries
+// and their intervals, assertion verdicts, and comparisons. Rendering lives
+// in package report, which builds on this one.
 package results
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Schema is the value of Result.Schema that this version writes. Decode
 // also reads SchemaV1 results.
@@ -74,6 +80,29 @@ type Benchmark struct {
 	// past their timeout, while this one was timed: its figures are
 	// suspect.
 	ContaminatedBy []string `json:"contaminated_by,omitempty"`
+}
+
+// RowLabel is the name a benchmark's row gets in tables and charts: its
+// label, or its name when it has none.
+func (b *Benchmark) RowLabel() string {
+	if b.Label != "" {
+		return b.Label
+	}
+	return b.Name
+}
+
+// ParamNumber returns a numeric parameter, as it is held in memory (int64)
+// or after a JSON round trip (float64).
+func (b *Benchmark) ParamNumber(name string) (float64, bool) {
+	switch x := b.Params[name].(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
 }
 
 // Run is one timed run of a benchmark.
@@ -150,3 +179,25 @@ const (
 	Inconclusive Verdict = "inconclusive"
 	Error        Verdict = "error"
 )
+
+// ByTime returns a copy of r whose benchmarks are ordered by median time
+// per op, as the classic table is; failed and unmeasured ones go last in
+// their original order.
+func ByTime(r *Result) *Result {
+	sorted := *r
+	sorted.Benchmarks = slices.Clone(r.Benchmarks)
+	measured := func(b *Benchmark) bool { return b.Error == "" && len(b.Runs) > 0 }
+	slices.SortStableFunc(sorted.Benchmarks, func(a, b Benchmark) int {
+		switch ma, mb := measured(&a), measured(&b); {
+		case ma != mb:
+			if ma {
+				return -1
+			}
+			return 1
+		case !ma:
+			return 0
+		}
+		return cmp.Compare(a.NsPerOp.Median, b.NsPerOp.Median)
+	})
+	return &sorted
+}

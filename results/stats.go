@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/perf/benchmath"
@@ -68,9 +71,31 @@ func rangeInterval(min, max float64, n int) Interval {
 	return Interval{Low: min, High: max, Confidence: 1 - 2*math.Pow(0.5, float64(n)), Kind: Range}
 }
 
-// Percent writes a confidence level as people say it: "95%", "75%", "94%".
+// Percent writes a confidence level as people say it, rounded down so as
+// never to claim more: "95%", "75%", "93%" (for 0.9375).
 func Percent(level float64) string {
 	return fmt.Sprintf("%.0f%%", math.Floor(100*level+1e-9))
+}
+
+// Number writes a figure with four significant digits and no exponent in
+// the range people write bounds in, as verdict messages word it; reports
+// use it so that a figure reads the same everywhere.
+func Number(x float64) string {
+	ax := math.Abs(x)
+	switch {
+	case x == 0:
+		return "0"
+	case ax >= 1e15 || ax < 1e-6:
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	case ax >= 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	decimals := 3 - int(math.Floor(math.Log10(ax)))
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -96,4 +121,60 @@ func medianCI(n int) (Interval, bool) {
 	}
 	ci := benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), Confidence)
 	return Interval{Low: ci.Lo, High: ci.Hi, Confidence: ci.Confidence, Kind: MedianCI}, finite(ci.Lo) && finite(ci.Hi)
+}
+
+// medianRuns returns, per metric, the median over the runs that have it.
+func medianRuns(runs []map[string]float64) map[string]float64 {
+	keys := map[string]bool{}
+	for _, r := range runs {
+		for k := range r {
+			keys[k] = true
+		}
+	}
+	out := make(map[string]float64, len(keys))
+	vals := make([]float64, 0, len(runs))
+	for k := range keys {
+		vals = vals[:0]
+		for _, r := range runs {
+			if v, ok := r[k]; ok {
+				vals = append(vals, v)
+			}
+		}
+		sort.Float64s(vals)
+		out[k] = quantileSorted(vals, 0.5)
+	}
+	return out
+}
+
+// quantileSorted interpolates linearly between the order statistics of sorted.
+func quantileSorted(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// Median is the median of values (the mean of the middle two for an even
+// count), NaN when there are none. values is left as it was.
+func Median(values []float64) float64 {
+	return quantileSorted(slices.Sorted(slices.Values(values)), 0.5)
+}
+
+// RunMedian is the median of one metric over the runs that report it.
+func RunMedian(runs []Run, name string) (float64, bool) {
+	var vs []float64
+	for _, r := range runs {
+		if v, ok := r.Metrics[name]; ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return 0, false
+	}
+	return Median(vs), true
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/spec"
 )
@@ -81,7 +82,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 	}
 
 	as := results.Judge(expectations(plan), r, base)
-	if err := results.WriteAssertions(stdout, as); err != nil {
+	if err := report.WriteAssertions(stdout, as); err != nil {
 		return err
 	}
 	// As run would: a stored benchmark that could not run is exitBenchError.

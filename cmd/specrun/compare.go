@@ -7,6 +7,7 @@ import (
 
 	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 )
 
@@ -16,7 +17,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "[flags] A.json B.json [C.json...]",
 		"Put stored results side by side: one row per benchmark, one column per result,\nand each later column's ratio to the first with a Mann-Whitney U test.", stderr)
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
-	format := fs.String("format", "md", "output format: md, csv, json or svg")
+	format := fs.String("format", "md", "output format: "+report.FormatHelp(true))
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
@@ -31,15 +32,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if !(*alpha > 0 && *alpha < 1) {
 		return usageError("--alpha is a significance level between 0 and 1, not %v", *alpha)
 	}
-	writers := map[string]func(*results.Comparison, io.Writer) error{
-		"md":   (*results.Comparison).WriteMarkdown,
-		"csv":  (*results.Comparison).WriteCSV,
-		"json": (*results.Comparison).WriteJSON,
-		"svg":  (*results.Comparison).WriteSVG,
-	}
-	write, known := writers[*format]
-	if !known {
-		return usageError("--format %q: want md, csv, json or svg", *format)
+	rep, err := report.ComparisonFormat(*format)
+	if err != nil {
+		return usageError("--format: %v", err)
 	}
 	var rs []*results.Result
 	for _, p := range paths {
@@ -56,11 +51,11 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return write(c, w) }); err != nil {
+	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, c) }); err != nil {
 		return err
 	}
 	if *svg != "" {
-		return writeOutput(*svg, *force, nil, c.WriteSVG)
+		return writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{}.Report(w, c) })
 	}
 	return nil
 }

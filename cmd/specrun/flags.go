@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 
-	"github.com/specrun/specrun/results"
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/spec"
 )
 
@@ -173,7 +173,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 
 // checkedReporter is the reporter for --format with rows in --sort order,
 // or a usage error naming the flag that is wrong.
-func checkedReporter(format, sortBy string) (results.Reporter, error) {
+func checkedReporter(format, sortBy string) (report.Reporter, error) {
 	if sortBy != "time" && sortBy != "spec" {
 		return nil, usageError("--sort is time or spec, not %q", sortBy)
 	}

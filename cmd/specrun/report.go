@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strings"
 
 	"github.com/specrun/specrun/internal/atomicfile"
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 )
 
@@ -17,7 +17,7 @@ import (
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[--format F] [--sort time|spec] [-o FILE] RESULT.json",
 		"Re-render a stored result in any report format; nothing from its spec is run.", stderr)
-	format := fs.String("format", "md", "report format: "+strings.Join(results.Formats, ", "))
+	format := fs.String("format", "md", "report format: "+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
@@ -39,18 +39,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	return writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) })
 }
 
-// sortedReporter is the reporter for --format with rows in --sort order.
-// The Markdown table honours --sort itself; the other tabular formats get
-// the rows sorted for them, and json keeps the result as it was run.
-func sortedReporter(format, sortBy string) (results.Reporter, error) {
-	if format == "md" || format == "markdown" {
-		return results.Markdown{Sort: sortBy}, nil
-	}
-	rep, err := results.Format(format, opMetrics)
+// sortedReporter is the reporter for --format with rows in --sort order:
+// reporters keep the result's order, so this is the one place that sorts.
+// json is the result itself and keeps the order it was run in.
+func sortedReporter(format, sortBy string) (report.Reporter, error) {
+	rep, _, err := report.Format(format, opMetrics)
 	if err != nil || format == "json" || sortBy != "time" {
 		return rep, err
 	}
-	return results.ReporterFunc(func(w io.Writer, r *results.Result) error {
+	return report.ReporterFunc(func(w io.Writer, r *results.Result) error {
 		return rep.Report(w, results.ByTime(r))
 	}), nil
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/internal/procgroup"
+	"github.com/specrun/specrun/internal/sysinfo"
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
 	"github.com/specrun/specrun/servers"
@@ -45,7 +47,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	label := fs.String("label", "", "the `TEXT` this run is known by in comparisons (default: the hostname)")
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
 	outDir := fs.String("out", "results", "write the JSON result and the Markdown table into `DIR`")
-	format := fs.String("format", "md", "print `FORMAT` on stdout: "+strings.Join(results.Formats, ", "))
+	format := fs.String("format", "md", "print `FORMAT` on stdout: "+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
@@ -119,7 +121,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll() }, stderr)
 	defer signals.stop()
 
-	env, envWarnings := results.CaptureEnvironment(version())
+	env, envWarnings := sysinfo.CaptureEnvironment(version())
 	var prog *progress
 	if !*noProgress {
 		prog = newProgress(stderr)
@@ -127,7 +129,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if prog != nil {
 		cfg.Observer = prog // a nil *progress would be a non-nil Observer
 	}
-	load := results.WatchLoad()
+	load := sysinfo.WatchLoad()
 	outcome := runner.Run(ctx, plan, cfg)
 	finished := time.Now().UTC()
 	if err := pool.Close(); err != nil {
@@ -290,7 +292,11 @@ func writeResult(r *results.Result, names resultNames, sortBy string, stderr io.
 		return fmt.Errorf("%w; the result could not be kept elsewhere either", err)
 	}
 	var md bytes.Buffer
-	if err := (results.Markdown{Sort: sortBy}).Report(&md, r); err != nil {
+	table, err := sortedReporter("md", sortBy)
+	if err == nil {
+		err = table.Report(&md, r)
+	}
+	if err != nil {
 		return fmt.Errorf("wrote %s.json, but not the table: %w", stem, err)
 	}
 	if err := atomicfile.Write(stem+".md", md.Bytes(), atomicfile.Options{Overwrite: names.force}); err != nil {

@@ -1,14 +1,16 @@
-package results
+package report
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/specrun/specrun/results"
 )
 
 // httpRun is one load phase of 1000 requests as the http op reports it.
-func httpRun(elapsedMs, p50Ms float64, failed float64) Run {
+func httpRun(elapsedMs, p50Ms float64, failed float64) results.Run {
 	secs := elapsedMs / 1e3
-	return Run{
+	return results.Run{
 		Iterations: 1000,
 		TotalNs:    int64(elapsedMs * 1e6),
 		NsPerOp:    elapsedMs * 1e6 / 1000,
@@ -38,19 +40,19 @@ func httpRun(elapsedMs, p50Ms float64, failed float64) Run {
 func TestHTTPBlock(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		b    Benchmark
+		b    results.Benchmark
 	}{
-		{"httpblock-server.md", Benchmark{
+		{"httpblock-server.md", results.Benchmark{
 			Name: "app/build=A", Op: "http",
 			Params: map[string]any{"server": "a", "requests": int64(1000), "concurrency": int64(10)},
-			Runs:   []Run{httpRun(520, 4.9, 0), httpRun(505, 4.8, 3), httpRun(540, 5.1, 0)},
+			Runs:   []results.Run{httpRun(520, 4.9, 0), httpRun(505, 4.8, 3), httpRun(540, 5.1, 0)},
 		}},
-		{"httpblock-url.md", Benchmark{
+		{"httpblock-url.md", results.Benchmark{
 			Name: "site", Op: "http",
 			Params: map[string]any{"url": "http://127.0.0.1:8080/", "concurrency": 50.0}, // as read back from JSON
-			Runs:   []Run{withoutServer(httpRun(250, 1.25, 0))},
+			Runs:   []results.Run{withoutServer(httpRun(250, 1.25, 0))},
 		}},
-		{"httpblock-error.md", Benchmark{Name: "down", Op: "http", Error: "start server \"a\": not ready after 30s"}},
+		{"httpblock-error.md", results.Benchmark{Name: "down", Op: "http", Error: "start server \"a\": not ready after 30s"}},
 	} {
 		var buf bytes.Buffer
 		if err := writeHTTPBlock(&buf, &tc.b); err != nil {
@@ -60,7 +62,7 @@ func TestHTTPBlock(t *testing.T) {
 	}
 }
 
-func withoutServer(r Run) Run {
+func withoutServer(r results.Run) results.Run {
 	for k := range r.Metrics {
 		if len(k) > 7 && k[:7] == "server_" {
 			delete(r.Metrics, k)

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/specrun/specrun/metric"
+	"github.com/specrun/specrun/results"
 )
 
 // GoBench renders a result in the Go benchmark format, so that benchstat
@@ -37,7 +38,7 @@ type GoBench struct {
 var _ Reporter = GoBench{}
 
 // Report writes the benchmark lines.
-func (g GoBench) Report(w io.Writer, r *Result) error {
+func (g GoBench) Report(w io.Writer, r *results.Result) error {
 	bw := bufio.NewWriter(w)
 	env := r.Environment
 	config := [][2]string{

@@ -1,23 +1,28 @@
-package results
+// Package sysinfo describes the machine a run happens on, for the result's
+// environment, and watches the load other processes put on it while the
+// run goes on. It reads Linux's /proc through internal/procfs; elsewhere
+// the figures the system does not expose stay empty.
+package sysinfo
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/specrun/specrun/internal/procfs"
+	"github.com/specrun/specrun/results"
 )
 
 // CaptureEnvironment describes this machine and build. version is specrun's
 // own version, which only the command knows. Figures that the system does
 // not expose stay empty. The warnings are the conditions known to distort
 // timings (frequency scaling, turbo, a virtual machine), for Result.Warnings.
-func CaptureEnvironment(version string) (Environment, []string) {
-	e := Environment{
+func CaptureEnvironment(version string) (results.Environment, []string) {
+	e := results.Environment{
 		OS:             runtime.GOOS,
 		Arch:           runtime.GOARCH, // the build's, so a GOARCH=386 binary records 386
 		CPUCount:       runtime.NumCPU(),
@@ -27,11 +32,12 @@ func CaptureEnvironment(version string) (Environment, []string) {
 	}
 	e.Hostname, _ = os.Hostname()
 	e.Kernel = kernelRelease()
-	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
-	e.CPUModel = cpuModel(cpuinfo)
-	e.MemoryBytes = memTotal()
+	cpu, _ := procfs.CPUInfo()
+	e.CPUModel = cpu.Model
+	mem, _ := procfs.MemInfo()
+	e.MemoryBytes = mem.Total
 	e.Governor = readLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-	e.VM = detectVM(cpuinfo, readLine("/sys/class/dmi/id/sys_vendor"), readLine("/sys/class/dmi/id/product_name"))
+	e.VM = detectVM(cpu.Flags, readLine("/sys/class/dmi/id/sys_vendor"), readLine("/sys/class/dmi/id/product_name"))
 
 	var warnings []string
 	if e.Governor != "" && e.Governor != "performance" {
@@ -49,58 +55,16 @@ func CaptureEnvironment(version string) (Environment, []string) {
 // kernelRelease is uname's release, "6.1.0-18-amd64", where Linux exposes it.
 func kernelRelease() string { return readLine("/proc/sys/kernel/osrelease") }
 
-// cpuModel reads the first processor's model from /proc/cpuinfo ("model
-// name" on x86, "Model" or "cpu model" elsewhere).
-func cpuModel(cpuinfo []byte) string {
-	for _, key := range []string{"model name", "Model", "cpu model", "Processor"} {
-		if v := cpuinfoField(cpuinfo, key); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func cpuinfoField(cpuinfo []byte, key string) string {
-	sc := bufio.NewScanner(bytes.NewReader(cpuinfo))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-func memTotal() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb * 1024
-			}
-		}
-	}
-	return 0
-}
-
 // detectVM names the hypervisor when the firmware or the CPU flags admit
 // to one, and returns "" on bare metal or when Linux does not say.
-func detectVM(cpuinfo []byte, vendor, product string) string {
+func detectVM(flags []string, vendor, product string) string {
 	for _, known := range []string{"KVM", "QEMU", "VMware", "VirtualBox", "Xen", "Microsoft Corporation", "Amazon EC2", "Google", "Parallels", "Bochs", "OpenStack", "DigitalOcean", "Hetzner"} {
 		if strings.Contains(vendor, known) || strings.Contains(product, known) {
 			return strings.TrimSpace(vendor + " " + product)
 		}
 	}
-	for _, flag := range strings.Fields(cpuinfoField(cpuinfo, "flags")) {
-		if flag == "hypervisor" {
-			return "hypervisor flag set"
-		}
+	if slices.Contains(flags, "hypervisor") {
+		return "hypervisor flag set"
 	}
 	return ""
 }
@@ -167,29 +131,8 @@ func (w *LoadWatch) Stop() []string {
 
 // systemBusy is the CPU time, in seconds, that all CPUs spent not idle.
 func systemBusy() (float64, bool) {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, false
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line)
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, false
-	}
-	var busy float64
-	for i, s := range f[1:] {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return 0, false
-		}
-		// idle and iowait (columns 4 and 5); guest time is already in user.
-		if i == 3 || i == 4 || i >= 8 {
-			continue
-		}
-		busy += v
-	}
-	const userHZ = 100 // the kernel's USER_HZ, fixed at 100 on every Linux architecture
-	return busy / userHZ, true
+	busy, err := procfs.SystemBusy()
+	return busy.Seconds(), err == nil
 }
 
 func ownCPU() float64 {

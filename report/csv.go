@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"encoding/csv"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+
+	"github.com/specrun/specrun/results"
 )
 
 // CSV renders a result as RFC 4180 CSV: a header row, then one row per
@@ -25,7 +27,7 @@ var csvHeader = []string{
 }
 
 // Report writes the CSV.
-func (CSV) Report(w io.Writer, r *Result) error {
+func (CSV) Report(w io.Writer, r *results.Result) error {
 	metrics := metricNames(r)
 	header := append([]string(nil), csvHeader...)
 	for _, m := range metrics {
@@ -35,7 +37,7 @@ func (CSV) Report(w io.Writer, r *Result) error {
 	cw.Write(header)
 	for i := range r.Benchmarks {
 		b := &r.Benchmarks[i]
-		row := []string{b.Name, rowLabel(b), b.Op, strconv.FormatInt(b.Iterations, 10), strconv.Itoa(len(b.Runs))}
+		row := []string{b.Name, b.RowLabel(), b.Op, strconv.FormatInt(b.Iterations, 10), strconv.Itoa(len(b.Runs))}
 		if b.Error != "" || len(b.Runs) == 0 {
 			row = append(row, "", "", "", "", "", "", "", "")
 		} else {
@@ -63,7 +65,7 @@ func (CSV) Report(w io.Writer, r *Result) error {
 }
 
 // metricNames returns every op metric name in r, sorted.
-func metricNames(r *Result) []string {
+func metricNames(r *results.Result) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, b := range r.Benchmarks {

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -15,20 +15,22 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/specrun/specrun/results"
 )
 
 // tiger is a stored result with five measured benchmarks (one with a
 // single run, some with op metrics) and one that failed.
-func tiger(t *testing.T) *Result {
+func tiger(t *testing.T) *results.Result {
 	t.Helper()
-	r, err := ReadFile("testdata/result-tiger.json")
+	r, err := results.ReadFile("../results/testdata/result-tiger.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func render(t *testing.T, rep Reporter, r *Result) []byte {
+func render(t *testing.T, rep Reporter, r *results.Result) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, r); err != nil {
@@ -38,32 +40,38 @@ func render(t *testing.T, rep Reporter, r *Result) []byte {
 }
 
 func TestFormatGolden(t *testing.T) {
-	for _, name := range Formats {
+	for _, name := range Formats() {
 		t.Run(name, func(t *testing.T) {
-			rep, err := Format(name, testMetrics)
+			rep, ext, err := Format(name, testMetrics)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "report-tiger"+Extension(name), render(t, rep, ByTime(tiger(t))))
+			golden(t, "report-tiger"+ext, render(t, rep, results.ByTime(tiger(t))))
 		})
 	}
-	if _, err := Format("html", nil); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, gobench") {
+	if _, _, err := Format("html", nil); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, gobench") {
 		t.Errorf("Format(html) = %v, want an error listing the formats", err)
+	}
+	if _, err := ComparisonFormat("gobench"); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg)") {
+		t.Errorf("ComparisonFormat(gobench) = %v, want an error listing the comparison formats", err)
 	}
 }
 
-func TestByTime(t *testing.T) {
-	r := tiger(t)
-	var got []string
-	for _, b := range ByTime(r).Benchmarks {
-		got = append(got, b.Name)
-	}
-	want := "func_value_call int_div memcpy/size=16B memcpy/size=1MB http_get file_write/size=16MB"
-	if strings.Join(got, " ") != want {
-		t.Errorf("ByTime order = %v, want %s", got, want)
-	}
-	if r.Benchmarks[0].Name != "memcpy/size=16B" {
-		t.Errorf("ByTime reordered its argument")
+// Both --format helps come from the one table.
+func TestFormatHelp(t *testing.T) {
+	for _, tc := range []struct {
+		comparison bool
+		names      []string
+	}{{false, Formats()}, {true, ComparisonFormats()}} {
+		help := FormatHelp(tc.comparison)
+		for _, name := range tc.names {
+			if !strings.Contains(help, name+" (") {
+				t.Errorf("FormatHelp(%v) = %q lacks %s", tc.comparison, help, name)
+			}
+		}
+		if strings.Contains(help, "gobench") == tc.comparison {
+			t.Errorf("FormatHelp(%v) = %q: gobench has no comparison", tc.comparison, help)
+		}
 	}
 }
 
@@ -260,7 +268,7 @@ func TestGoBenchName(t *testing.T) {
 // it with itself: odd but valid results (no runs, zero or huge figures,
 // empty labels) must give output or an error, never a panic.
 func FuzzReport(f *testing.F) {
-	for _, name := range []string{"testdata/result-tiger.json", "testdata/result-leopard.json"} {
+	for _, name := range []string{"../results/testdata/result-tiger.json", "../results/testdata/result-leopard.json"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -269,24 +277,37 @@ func FuzzReport(f *testing.F) {
 	}
 	f.Add([]byte(`{"schema":"specrun.results/v1","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":0}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Decode(data)
+		r, err := results.Decode(data)
 		if err != nil {
 			return
 		}
-		for _, name := range Formats {
-			rep, _ := Format(name, testMetrics)
+		for _, name := range Formats() {
+			rep, _, _ := Format(name, testMetrics)
 			rep.Report(io.Discard, r)
-			rep.Report(io.Discard, ByTime(r))
+			rep.Report(io.Discard, results.ByTime(r))
 		}
-		c, err := Compare([]*Result{r, r}, CompareOptions{})
+		c, err := results.Compare([]*results.Result{r, r}, results.CompareOptions{})
 		if err != nil {
 			return
 		}
-		c.WriteMarkdown(io.Discard)
-		c.WriteCSV(io.Discard)
-		c.WriteJSON(io.Discard)
-		c.WriteSVG(io.Discard)
+		for _, name := range ComparisonFormats() {
+			rep, _ := ComparisonFormat(name)
+			rep.Report(io.Discard, c)
+		}
 	})
+}
+
+// synthetic returns a result whose instance name has one run per ns/op value.
+func synthetic(runs map[string][]float64) *results.Result {
+	r := &results.Result{Schema: results.Schema}
+	for name, nss := range runs {
+		b := results.Benchmark{Name: name, Benchmark: name, Op: "noop", Iterations: 1000}
+		for _, ns := range nss {
+			b.Runs = append(b.Runs, results.Run{Iterations: 1000, TotalNs: int64(ns * 1000), NsPerOp: ns})
+		}
+		r.Benchmarks = append(r.Benchmarks, b)
+	}
+	return r
 }
 
 // Figures at the ends of float64's range still give a finite chart.
@@ -296,7 +317,7 @@ func TestSVGExtremeFigures(t *testing.T) {
 		r.Benchmarks[i].NsPerOp.Median = r.Benchmarks[i].Runs[0].NsPerOp
 	}
 	done := make(chan []byte)
-	go func() { done <- render(t, SVG{}, ByTime(r)) }()
+	go func() { done <- render(t, SVG{}, results.ByTime(r)) }()
 	select {
 	case out := <-done:
 		if bars := svgBars(t, out); bars["fill:#0072b2"] != 2 {

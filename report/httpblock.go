@@ -1,9 +1,10 @@
-package results
+package report
 
 import (
 	"fmt"
 	"io"
-	"slices"
+
+	"github.com/specrun/specrun/results"
 )
 
 // writeHTTPBlock writes the ab-style block of an http benchmark instance
@@ -11,7 +12,7 @@ import (
 // the instance's runs (failures also as a total, so that one bad phase is
 // not hidden by the median), then the latency percentiles and, for server
 // blocks, the server's CPU time and peak RSS.
-func writeHTTPBlock(w io.Writer, b *Benchmark) error {
+func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 	if len(b.Runs) == 0 {
 		note := ""
 		if b.Error != "" {
@@ -20,7 +21,7 @@ func writeHTTPBlock(w io.Writer, b *Benchmark) error {
 		_, err := fmt.Fprintf(w, "**%s**: no load phase completed%s.\n", b.Name, note)
 		return err
 	}
-	m := func(name string) (float64, bool) { return runMedian(b.Runs, name) }
+	m := func(name string) (float64, bool) { return results.RunMedian(b.Runs, name) }
 	get := func(name string) float64 { v, _ := m(name); return v }
 	total := func(name string) float64 {
 		var t float64
@@ -37,7 +38,6 @@ func writeHTTPBlock(w io.Writer, b *Benchmark) error {
 	for i, r := range b.Runs {
 		elapsed[i] = float64(r.TotalNs)
 	}
-	slices.Sort(elapsed)
 
 	if _, err := fmt.Fprintf(w, "**%s** (ab-style, %s)\n\n```text\n", b.Name, runs); err != nil {
 		return err
@@ -56,15 +56,14 @@ func writeHTTPBlock(w io.Writer, b *Benchmark) error {
 	}
 	// The request figures are ab's definitions over the median run, for
 	// results that did not record them.
-	secs := median(elapsed) / 1e9
+	secs := results.Median(elapsed) / 1e9
 	requests, ok := m("requests")
 	if !ok {
 		iters := make([]float64, len(b.Runs))
 		for i, r := range b.Runs {
 			iters[i] = float64(r.Iterations)
 		}
-		slices.Sort(iters)
-		requests = median(iters)
+		requests = results.Median(iters)
 	}
 	orDerived := func(name string, derived float64) float64 {
 		if v, ok := m(name); ok {
@@ -77,7 +76,7 @@ func writeHTTPBlock(w io.Writer, b *Benchmark) error {
 			line(label, format, v*scale)
 		}
 	}
-	conc, hasConc := paramNumber(b.Params["concurrency"])
+	conc, hasConc := b.ParamNumber("concurrency")
 	if hasConc {
 		line("Concurrency Level", "%.0f", conc)
 	}
@@ -127,19 +126,4 @@ func writeHTTPBlock(w io.Writer, b *Benchmark) error {
 	}
 	_, err := fmt.Fprintf(w, "```\n")
 	return err
-}
-
-// runMedian is the median of a metric over the runs that report it.
-func runMedian(runs []Run, name string) (float64, bool) {
-	var vs []float64
-	for _, r := range runs {
-		if v, ok := r.Metrics[name]; ok {
-			vs = append(vs, v)
-		}
-	}
-	if len(vs) == 0 {
-		return 0, false
-	}
-	slices.Sort(vs)
-	return median(vs), true
 }

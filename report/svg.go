@@ -1,17 +1,18 @@
-package results
+package report
 
 import (
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/specrun/specrun/results"
 )
 
 // SVG renders a result as a horizontal bar chart of the median time per op
@@ -22,11 +23,11 @@ type SVG struct{}
 var _ Reporter = SVG{}
 
 // Report writes the chart.
-func (SVG) Report(w io.Writer, r *Result) error {
+func (SVG) Report(w io.Writer, r *results.Result) error {
 	rows := make([]string, len(r.Benchmarks))
 	values := make([]float64, len(r.Benchmarks))
 	for i, b := range r.Benchmarks {
-		rows[i] = rowLabel(&b)
+		rows[i] = b.RowLabel()
 		values[i] = math.NaN()
 		if b.Error != "" {
 			rows[i] += " (failed)"
@@ -48,14 +49,6 @@ func (SVG) Report(w io.Writer, r *Result) error {
 		Series: []chartSeries{{Name: r.Label, Values: values}},
 		Format: humanNs,
 	})
-}
-
-// rowLabel is the name a benchmark's row gets in tables and charts.
-func rowLabel(b *Benchmark) string {
-	if b.Label != "" {
-		return b.Label
-	}
-	return b.Name
 }
 
 // chart is a horizontal bar chart with one group of bars per row and one
@@ -229,30 +222,4 @@ func (t decadeTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-// humanNs renders nanoseconds with a unit that keeps three significant
-// digits readable: "0.7 ns", "28.9 ns", "123 µs", "362 ms".
-func humanNs(ns float64) string {
-	units := []struct {
-		name  string
-		scale float64
-	}{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}, {"ns", 1}}
-	for _, u := range units {
-		if math.Abs(ns) >= u.scale || u.scale == 1 {
-			return trimZeros(fmt.Sprintf("%.3g", ns/u.scale)) + " " + u.name
-		}
-	}
-	return ""
-}
-
-// trimZeros keeps "%.3g" from writing exponents for whole numbers up to
-// 999 and leaves other figures alone.
-func trimZeros(s string) string {
-	if strings.ContainsAny(s, "e") {
-		var f float64
-		fmt.Sscan(s, &f)
-		return fmt.Sprintf("%.0f", f)
-	}
-	return s
 }

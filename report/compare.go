@@ -1,0 +1,238 @@
+package report
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/specrun/specrun/metric"
+	"github.com/specrun/specrun/results"
+)
+
+// CompareMarkdown renders a comparison as a Markdown table, with what the
+// table compares and any environment differences above it, and the tests'
+// warnings below.
+type CompareMarkdown struct{}
+
+var _ ComparisonReporter = CompareMarkdown{}
+
+// Report writes the table.
+func (CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
+	bw := bufio.NewWriter(w)
+	dir := ""
+	if c.Better != "" {
+		dir = ", " + c.Better + " is better"
+	}
+	fmt.Fprintf(bw, "Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).\n\n",
+		c.Metric, dir, c.Labels[0], c.Alpha)
+	if len(c.Differences) > 0 {
+		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
+			escape(strings.Join(c.Differences, "; ")))
+	}
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(bw, "Warnings recorded by the runs:\n\n")
+		for _, w := range c.Warnings {
+			fmt.Fprintf(bw, "- %s\n", escape(w))
+		}
+		fmt.Fprintln(bw)
+	}
+	header := append([]string{"Name"}, c.Labels...)
+	align := []string{"------"}
+	for range c.Labels {
+		align = append(align, "-----:")
+	}
+	for _, l := range c.Labels[1:] {
+		header = append(header, l+" vs "+c.Labels[0])
+		align = append(align, "------")
+	}
+	fmt.Fprintf(bw, "| %s |\n|%s|\n", strings.Join(escapeAll(header), " | "), strings.Join(align, "|"))
+	warnings := map[string]bool{}
+	var warningOrder []string
+	for _, row := range c.Rows {
+		cells := []string{escape(row.Label)}
+		for _, cell := range row.Cells {
+			cells = append(cells, cellText(c, cell))
+		}
+		for _, d := range row.Deltas {
+			cells = append(cells, deltaText(c, d))
+			for _, w := range d.Warnings {
+				if !warnings[w] {
+					warnings[w] = true
+					warningOrder = append(warningOrder, w)
+				}
+			}
+		}
+		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if len(warningOrder) > 0 {
+		fmt.Fprintf(bw, "\n? too few runs for a significance test: %s.\n", strings.Join(warningOrder, "; "))
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+// cellText is "28.9 ns ±1%", "—" when the result lacks the instance, or
+// why there is no figure.
+func cellText(c *results.Comparison, cell *results.CompareCell) string {
+	switch {
+	case cell == nil:
+		return "—"
+	case cell.Error != "":
+		if strings.HasPrefix(cell.Error, "failed") {
+			return "failed"
+		}
+		return escape(cell.Error)
+	}
+	s := comparedFigure(c, cell.Median)
+	if len(cell.Runs) > 1 && cell.Median != 0 {
+		s += fmt.Sprintf(" ±%.0f%%", 100*(cell.Interval.High-cell.Interval.Low)/2/math.Abs(cell.Median)) + levelNote(cell.Interval)
+	}
+	return s
+}
+
+// deltaText is "1.33× slower (p=0.008 n=5)", "~ 1.02× (p=0.421 n=5)",
+// "1.02× ? (n=1)" when the runs are too few for a test, or "N/A".
+func deltaText(c *results.Comparison, d results.Delta) string {
+	if d.Ratio == nil {
+		return "N/A"
+	}
+	r := *d.Ratio
+	s := strconv.FormatFloat(r, 'f', 2, 64) + "×"
+	switch {
+	case len(d.Warnings) > 0:
+		return s + " ?"
+	case !d.Significant:
+		return fmt.Sprintf("~ %s (p=%.3f)", s, d.P)
+	}
+	if word := direction(c, r); word != "" {
+		s += " " + word
+	}
+	return fmt.Sprintf("%s (p=%.3f)", s, d.P)
+}
+
+// direction says whether a significant ratio is for the better.
+func direction(c *results.Comparison, r float64) string {
+	if r == 1 || c.Better == "" {
+		return ""
+	}
+	up := r > 1
+	if c.Metric == metric.NsPerOp {
+		if up {
+			return "slower"
+		}
+		return "faster"
+	}
+	if up == (c.Better == "higher") {
+		return "better"
+	}
+	return "worse"
+}
+
+// comparedFigure renders a value of the compared metric.
+func comparedFigure(c *results.Comparison, v float64) string {
+	switch c.Unit {
+	case "ns":
+		return humanNs(v)
+	case "bytes":
+		return humanBytes(v)
+	}
+	return results.Number(v)
+}
+
+// CompareCSV renders a comparison as RFC 4180 CSV: per result a median and
+// a run count, per later result its ratio (empty when it cannot be
+// computed), p-value and whether the change is significant.
+type CompareCSV struct{}
+
+var _ ComparisonReporter = CompareCSV{}
+
+// Report writes the CSV.
+func (CompareCSV) Report(w io.Writer, c *results.Comparison) error {
+	cw := csv.NewWriter(w)
+	header := []string{"name", "label"}
+	for _, l := range c.Labels {
+		header = append(header, l+" median "+c.Metric, l+" runs")
+	}
+	for _, l := range c.Labels[1:] {
+		header = append(header, l+" ratio", l+" p", l+" significant")
+	}
+	cw.Write(header)
+	for _, row := range c.Rows {
+		rec := []string{row.Name, row.Label}
+		for _, cell := range row.Cells {
+			if cell == nil || cell.Error != "" {
+				rec = append(rec, "", "0")
+				continue
+			}
+			rec = append(rec, csvFloat(cell.Median), strconv.Itoa(len(cell.Runs)))
+		}
+		for _, d := range row.Deltas {
+			ratio := ""
+			if d.Ratio != nil {
+				ratio = csvFloat(*d.Ratio)
+			}
+			rec = append(rec, ratio, csvFloat(d.P), strconv.FormatBool(d.Significant))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write comparison csv: %w", err)
+	}
+	return nil
+}
+
+// CompareJSON renders a comparison as indented JSON.
+type CompareJSON struct{}
+
+var _ ComparisonReporter = CompareJSON{}
+
+// Report writes the JSON.
+func (CompareJSON) Report(w io.Writer, c *results.Comparison) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode comparison: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// CompareSVG draws a comparison as grouped horizontal bars on a log
+// scale: one group per row, one colour per result, with a legend.
+type CompareSVG struct{}
+
+var _ ComparisonReporter = CompareSVG{}
+
+// Report draws the chart.
+func (CompareSVG) Report(w io.Writer, c *results.Comparison) error {
+	ch := chart{
+		Title:  strings.Join(c.Labels, " vs "),
+		XLabel: c.Metric + " (log scale)",
+		Format: func(v float64) string { return comparedFigure(c, v) },
+	}
+	if c.Metric == metric.NsPerOp {
+		ch.XLabel = "time per op (log scale)"
+	}
+	for _, row := range c.Rows {
+		ch.Rows = append(ch.Rows, row.Label)
+	}
+	for i, l := range c.Labels {
+		s := chartSeries{Name: l}
+		for _, row := range c.Rows {
+			v := math.NaN()
+			if cell := row.Cells[i]; cell != nil && cell.Error == "" {
+				v = cell.Median
+			}
+			s.Values = append(s.Values, v)
+		}
+		ch.Series = append(ch.Series, s)
+	}
+	return writeBarChart(w, ch)
+}

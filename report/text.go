@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/specrun/specrun/results"
+)
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// seconds formats a total time: "10.7", "0.4", and below 0.1 s two
+// significant digits, "0.012".
+func seconds(s float64) string {
+	if s >= 0.1 || s == 0 {
+		return strconv.FormatFloat(s, 'f', 1, 64)
+	}
+	return significant(s, 2)
+}
+
+// nanoseconds formats a time per op: "28.9", "361767086.5", "0.31".
+func nanoseconds(ns float64) string {
+	if math.Abs(ns) >= 1 || ns == 0 {
+		return strconv.FormatFloat(ns, 'f', 1, 64)
+	}
+	return significant(ns, 2)
+}
+
+// significant formats x, |x| < 1, rounded to digits significant digits,
+// without trailing zeros or an exponent: "0.7", "0.31".
+func significant(x float64, digits int) string {
+	if x == 0 {
+		return "0"
+	}
+	decimals := max(digits-1-int(math.Floor(math.Log10(math.Abs(x)))), 0)
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', decimals, 64), 64)
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
+}
+
+// levelNote marks an interval below the 95% that a reader assumes of ±:
+// " (75%)" for three runs' min..max.
+func levelNote(in results.Interval) string {
+	if in.Confidence >= results.Confidence || in.Kind == results.Point {
+		return ""
+	}
+	return " (" + results.Percent(in.Confidence) + ")"
+}
+
+// escape keeps user text from breaking a table row or starting markup.
+func escape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
+}
+
+// humanNs renders nanoseconds with a unit that keeps three significant
+// digits readable: "0.7 ns", "28.9 ns", "123 µs", "362 ms".
+func humanNs(ns float64) string {
+	units := []struct {
+		name  string
+		scale float64
+	}{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}, {"ns", 1}}
+	for _, u := range units {
+		if math.Abs(ns) >= u.scale || u.scale == 1 {
+			return trimZeros(fmt.Sprintf("%.3g", ns/u.scale)) + " " + u.name
+		}
+	}
+	return ""
+}
+
+// humanBytes renders a size in 1024-based units, as specs write sizes:
+// "512 B", "30 MiB".
+func humanBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(b) >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return trimZeros(fmt.Sprintf("%.3g", b)) + " " + units[i]
+}
+
+// trimZeros keeps "%.3g" from writing exponents for whole numbers up to
+// 999 and leaves other figures alone.
+func trimZeros(s string) string {
+	if strings.ContainsAny(s, "e") {
+		var f float64
+		fmt.Sscan(s, &f)
+		return fmt.Sprintf("%.0f", f)
+	}
+	return s
+}
+
+// escapeAll escapes each of ss.
+func escapeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = escape(s)
+	}
+	return out
+}
