@@ -179,7 +179,7 @@ func formatNumber(v cty.Value) string {
 	}
 	bf := v.AsBigFloat()
 	if bf.IsInf() {
-		return bf.String()
+		return bf.Text('g', 1)
 	}
 	if exp := bf.MantExp(nil); exp > 100 || exp < -100 {
 		return approxNumber(bf)
@@ -195,6 +195,9 @@ func formatNumber(v cty.Value) string {
 // approxNumber writes bf as d.ddddde+N from its mantissa and binary
 // exponent, without the exact decimal expansion.
 func approxNumber(bf *big.Float) string {
+	if bf.IsInf() {
+		return bf.Text('g', 1)
+	}
 	if f, _ := bf.Float64(); f != 0 && !math.IsInf(f, 0) {
 		return strconv.FormatFloat(f, 'g', 6, 64)
 	}

@@ -82,3 +82,39 @@ func FuzzVarValue(f *testing.F) {
 		}
 	})
 }
+
+// varTypes are the variable types the round-trip targets declare.
+var varTypes = []cty.Type{
+	cty.String, cty.Number, cty.Bool, cty.List(cty.String), cty.Set(cty.Number), cty.Map(cty.Number),
+	cty.Object(map[string]cty.Type{"a": cty.Number, "b": cty.List(cty.Bool)}), cty.DynamicPseudoType,
+}
+
+// FuzzVarRoundTrip checks that a value given as --var, once stored in a
+// result as VarLiteral writes it, reads back (as check reads it) to the
+// very same value, whatever its type.
+func FuzzVarRoundTrip(f *testing.F) {
+	for _, s := range []string{"fast", `"quoted"`, "2.5", "1e400", "-0", "0.1", "true", `["a", "b"]`, `[1, 2, 1]`, `{ k = 1 }`,
+		`{ a = 1, b = [true] }`, `"${x}"`, `$${x}`, "%{", "a\nb\t\x01\"\\", "\xff", "null", `{"a b" = "c"}`, `[[1], {x = "y"}]`,
+		"123456789012345678901234567890.5", "1e-300"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, ty := range varTypes {
+			v, diags := ParseVarValue(raw, ty)
+			if diags.HasErrors() {
+				continue
+			}
+			lit := VarLiteral(v)
+			back, diags := ParseVarLiteral(lit, ty)
+			if diags.HasErrors() {
+				t.Fatalf("%s: ParseVarValue(%q) = %#v, stored as %s, does not read back: %s", ty.FriendlyName(), raw, v, lit, diags.Error())
+			}
+			if !back.Type().Equals(v.Type()) || !back.RawEquals(v) {
+				t.Fatalf("%s: ParseVarValue(%q) = %#v, stored as %s, reads back as %#v", ty.FriendlyName(), raw, v, lit, back)
+			}
+			if again := VarLiteral(back); again != lit {
+				t.Fatalf("%s: stored %s, then %s", ty.FriendlyName(), lit, again)
+			}
+		}
+	})
+}

@@ -27,6 +27,10 @@ const (
 	// of its strings, the decimal digits of its numbers, and one per bool
 	// and collection element.
 	MaxValueBytes = 4 << 20
+	// MaxNumberDigits bounds the decimal digits of one number (1e10000 has
+	// 10001): writing a number in full, as a string conversion does, takes
+	// time quadratic in its digits.
+	MaxNumberDigits = 10000
 )
 
 // nestingLimit is MaxNesting; tests lower it to keep their inputs small.
@@ -261,7 +265,10 @@ func valueSize(v cty.Value, limit int) int {
 	case ty == cty.String:
 		return len(v.AsString())
 	case ty == cty.Number:
-		return numberDigits(v.AsBigFloat())
+		if n := numberDigits(v.AsBigFloat()); n <= MaxNumberDigits {
+			return n
+		}
+		return limit + 1
 	case ty.IsPrimitiveType():
 		return 1
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
@@ -281,6 +288,6 @@ func valueSize(v cty.Value, limit int) int {
 // tooLarge says that a value is over MaxValueBytes, without a final
 // period: function errors get one from HCL.
 func tooLarge(what string) string {
-	return fmt.Sprintf("%s is larger than %d bytes (counting the bytes of its strings, the digits of its numbers and one per bool and element), the most a spec value may hold",
-		what, MaxValueBytes)
+	return fmt.Sprintf("%s is larger than %d bytes (counting the bytes of its strings, the digits of its numbers and one per bool and element), the most a spec value may hold, or holds a number of more than %d digits",
+		what, MaxValueBytes, MaxNumberDigits)
 }

@@ -28,6 +28,10 @@ type Options struct {
 	// VarFiles are files of NAME = VALUE attributes, applied in order
 	// before Vars. A .json file is read as HCL's JSON syntax.
 	VarFiles []string
+	// VarLiterals are values as Plan.Vars holds them (HCL literals, see
+	// VarLiteral), such as a stored result's: the variables a run was
+	// given. They are applied first, so VarFiles and Vars override them.
+	VarLiterals map[string]string
 	// Ops looks up an op by name; nil means ops.Lookup.
 	Ops func(name string) (*ops.Def, bool)
 	// OpNames lists the catalog for "did you mean"; nil means the names of

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -62,25 +61,11 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 		}
 	}
 
+	l.applyVars(l.opts.VarLiterals, "stored with the result", ParseVarLiteral, decls)
 	for _, path := range l.opts.VarFiles {
 		l.applyVarFile(path, decls)
 	}
-	for _, name := range keys(l.opts.Vars) {
-		v, ok := decls[name]
-		if !ok {
-			l.errorf(nil, "Undeclared variable", "A value was given with --var for %q, but the spec declares no variable of that name.%s",
-				name, didYouMean(name, keys(decls)))
-			continue
-		}
-		val, diags := ParseVarValue(l.opts.Vars[name], v.ty)
-		for _, d := range diags {
-			d.Detail = fmt.Sprintf("The value given with --var for %q: %s", name, d.Detail)
-		}
-		l.diags = append(l.diags, diags...)
-		if !diags.HasErrors() {
-			v.value, v.set, v.given = val, true, true
-		}
-	}
+	l.applyVars(l.opts.Vars, "given with --var", ParseVarValue, decls)
 
 	for _, name := range keys(decls) {
 		v := decls[name]
@@ -94,8 +79,37 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 			if l.plan.Vars == nil {
 				l.plan.Vars = map[string]string{}
 			}
-			l.plan.Vars[name] = string(hclwrite.TokensForValue(v.value).Bytes())
+			l.plan.Vars[name] = VarLiteral(v.value)
 		}
+	}
+}
+
+// applyVars sets variables from raw values, each parsed by parse.
+func (l *loader) applyVars(raw map[string]string, how string, parse func(string, cty.Type) (cty.Value, hcl.Diagnostics), decls map[string]*variable) {
+	for _, name := range keys(raw) {
+		v, ok := decls[name]
+		if !ok {
+			l.errorf(nil, "Undeclared variable", "A value was %s for %q, but the spec declares no variable of that name.%s",
+				how, name, didYouMean(name, keys(decls)))
+			continue
+		}
+		val, diags := parse(raw[name], v.ty)
+		for _, d := range diags {
+			d.Detail = fmt.Sprintf("The value %s for %q: %s", how, name, d.Detail)
+		}
+		l.diags = append(l.diags, diags...)
+		if !diags.HasErrors() {
+			v.value, v.set, v.given = val, true, true
+		}
+	}
+}
+
+func infiniteDiag(subject *hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid value for variable",
+		Detail:   "The value holds an infinite number; a variable's numbers must be finite, so that the result can store them.",
+		Subject:  subject,
 	}
 }
 
@@ -123,6 +137,10 @@ func (l *loader) applyVarFile(path string, decls map[string]*variable) {
 			continue
 		}
 		val, ok := l.eval(attr.Expr, nil, v.ty, fmt.Sprintf("variable %q", attr.Name))
+		if ok && infinite(val) {
+			l.diags = l.diags.Append(infiniteDiag(attr.Expr.Range().Ptr()))
+			continue
+		}
 		if ok && !val.IsNull() {
 			v.value, v.set, v.given = val, true, true
 		}
@@ -147,6 +165,9 @@ func ParseVarValue(raw string, ty cty.Type) (cty.Value, hcl.Diagnostics) {
 				val = v
 			}
 		}
+	}
+	if infinite(val) {
+		return cty.NilVal, hcl.Diagnostics{infiniteDiag(nil)}
 	}
 	if ty == cty.DynamicPseudoType {
 		return val, nil

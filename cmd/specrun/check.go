@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
 	"sort"
 	"strings"
 
@@ -58,12 +57,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		specName = "the spec stored in " + paths[0]
 		// The variables the run was given, unless --var sets them again.
 		opts := sf.options()
-		vars := maps.Clone(r.Spec.Vars)
-		if vars == nil {
-			vars = map[string]string{}
-		}
-		maps.Copy(vars, opts.Vars)
-		opts.Vars = vars
+		opts.VarLiterals = r.Spec.Vars
 		p, diags := spec.LoadFiles(files, r.Spec.Paths, opts)
 		if !printDiagnostics(stderr, p, diags) {
 			return errReported

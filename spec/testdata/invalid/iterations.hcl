@@ -40,12 +40,12 @@ benchmark "repeat_int32" {
 
 benchmark "huge_literal" {
   op         = "noop"
-  iterations = 1e1000000 # ERROR: Invalid iterations
+  iterations = 1e9000 # ERROR: Invalid iterations
 }
 
 benchmark "huge_repeat" {
   op     = "noop"
-  repeat = 1e1000000 # ERROR: Invalid count
+  repeat = 1e9000 # ERROR: Invalid count
 }
 
 benchmark "huger_literal" {
