@@ -433,6 +433,9 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 		m["server_cpu_ns"] = float64(cpu)
 		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
 		m["server_max_rss_bytes"] = float64(rss)
+		if err := watch.Exited(); err != nil {
+			return Sample{}, fmt.Errorf("http: %w", err)
+		}
 	}
 	s := Sample{N: total.done, Elapsed: elapsed, Metrics: m}
 	if judge {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +17,8 @@ const sampleEvery = 10 * time.Millisecond
 // time (user+sys, from /proc/PID/stat) and its peak RSS (the kernel's VmHWM,
 // reset at the start through clear_refs, and VmRSS samples of the group).
 type procWatch struct {
-	pids []int
+	leader procfs.Proc // the server's main process as the watch began
+	pids   []int
 	cpu0 time.Duration
 	peak atomic.Int64
 	done chan struct{}
@@ -27,6 +29,7 @@ type procWatch struct {
 // started in its own group, so a wrapper script's children count too).
 func watchProcs(pid int) *procWatch {
 	w := &procWatch{pids: groupPIDs(pid), done: make(chan struct{})}
+	w.leader, _ = procfs.Stat(pid)
 	for _, p := range w.pids {
 		procfs.ResetHWM(p) // where it cannot be reset, the peak is the process's whole life's
 	}
@@ -63,6 +66,19 @@ func (w *procWatch) Stop() (cpu time.Duration, peakRSS int64) {
 		}
 	}
 	return max(w.cpu()-w.cpu0, 0), peak
+}
+
+// Exited is an error when the server's main process, alive when the watch
+// began, has exited since: the phase then loaded a dead server, or
+// whatever took its port.
+func (w *procWatch) Exited() error {
+	if w.leader.PID == 0 {
+		return nil // not known at the start
+	}
+	if p, err := procfs.Stat(w.leader.PID); err == nil && p.Alive() && p.Start == w.leader.Start {
+		return nil
+	}
+	return fmt.Errorf("the server (pid %d) exited during the load phase", w.leader.PID)
 }
 
 func (w *procWatch) cpu() time.Duration {

@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specrun/specrun/internal/procfs"
 	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/spec"
@@ -85,6 +86,17 @@ func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error)
 		return nil, fmt.Errorf("start server %q: empty command", s.Name)
 	}
 
+	ready := s.Ready
+	if ready == "" {
+		ready = s.URL
+	}
+	port, local := localPort(ready)
+	if s.Builtin == "" && local {
+		if err := portFree(port); err != nil {
+			return nil, fmt.Errorf("start server %q: %w", s.Name, err)
+		}
+	}
+
 	output, err := procgroup.NewOutput(nil)
 	if err != nil {
 		return nil, fmt.Errorf("start server %q: %w", s.Name, err)
@@ -129,11 +141,10 @@ func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error)
 		p.cmd.Stdout.(*os.File).Close()
 		err = p.readURL(ctx, urlLine, timeout)
 	} else {
-		ready := s.Ready
-		if ready == "" {
-			ready = s.URL
-		}
 		err = p.poll(ctx, ready, timeout)
+		if err == nil && local {
+			err = p.ownsPort(port)
+		}
 	}
 	if err != nil {
 		p.Stop()
@@ -175,8 +186,13 @@ func (p *Process) readURL(ctx context.Context, r *os.File, timeout time.Duration
 }
 
 // poll requests url until the server answers, exits, or timeout passes.
+// It follows no redirect: any answer means the server serves, and a
+// redirect may point at another host.
 func (p *Process) poll(ctx context.Context, target string, timeout time.Duration) error {
-	client := &http.Client{Timeout: time.Second}
+	client := &http.Client{
+		Timeout:       time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	deadline := time.Now().Add(timeout)
 	wait := 10 * time.Millisecond
 	var last error
@@ -188,6 +204,9 @@ func (p *Process) poll(ctx context.Context, target string, timeout time.Duration
 		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
+			if p.Exited() { // the answer came from another process
+				return fmt.Errorf("exited before it was ready%s, and something else answered %s", p.exitNote(), target)
+			}
 			return nil // any answer means it serves
 		}
 		last = err
@@ -202,6 +221,25 @@ func (p *Process) poll(ctx context.Context, target string, timeout time.Duration
 			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, target, last)
 		}
 		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// ownsPort checks that the socket that answered the ready URL is the
+// server's: a process of its group listens on port.
+func (p *Process) ownsPort(port int) error {
+	// A server may hand its socket to a worker it starts; give the group a
+	// moment to settle before concluding it does not own the port.
+	deadline := time.Now().Add(time.Second)
+	for {
+		ok, err := listensInGroup(port, append(p.group.Members(), p.PID))
+		if err != nil || ok {
+			return nil // where /proc cannot tell, the answer stands
+		}
+		if time.Now().After(deadline) {
+			inodes, _ := procfs.Listeners(port)
+			return fmt.Errorf("port %d answered, but is not the server's: it is held%s, outside the server's process group", port, ownerNote(inodes))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -315,9 +353,9 @@ func (p *Pool) TempDir() string {
 
 func (p *Pool) dir() (string, error) {
 	if p.tempDir == "" {
-		d, err := os.MkdirTemp("", "specrun-")
+		d, err := makeRunDir("")
 		if err != nil {
-			return "", fmt.Errorf("make temp dir: %w", err)
+			return "", err
 		}
 		p.tempDir, p.ownedDir = d, true
 	}
@@ -330,6 +368,13 @@ func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pr, ok := p.running[name]; ok {
+		if pr.Exited() {
+			// A benchmark must not load whatever now answers on its port.
+			err := fmt.Errorf("server %q exited%s before this benchmark%s", name, pr.exitNote(), pr.logTail())
+			delete(p.running, name)
+			p.failed[name] = err
+			return ops.Server{}, err
+		}
 		return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
 	}
 	if err, ok := p.failed[name]; ok {
