@@ -36,9 +36,11 @@ func init() {
 	Register(&Def{
 		Name: "clock.time",
 		Doc: "One iteration is one syscall.Time call: Go's time(2), which on linux/amd64 calls the " +
-			"vDSO's gettimeofday and truncates to seconds (glibc's time() calls the vDSO's time); " +
-			"on other architectures it may be a real system call.",
-		Classic: "time()",
+			"vDSO's gettimeofday and truncates the result to seconds. That is a full clock read, " +
+			"several times dearer than glibc's time(), which returns a seconds value the kernel keeps " +
+			"(c.time, in a libc build, times that call). On other architectures it may be a real " +
+			"system call.",
+		Classic: "time() as Go calls it (gettimeofday truncated to seconds, not libc's cached time(); see c.time)",
 		New:     stateless(runTime),
 	})
 	Register(&Def{
