@@ -74,6 +74,9 @@ type row struct {
 	c                benchCase
 	specrun, gotest  sample
 	specErr, testErr error
+	// rounds is the ratio of the two sides' medians in each round: its
+	// range is the spread a single figure hides on a busy machine.
+	rounds []float64
 }
 
 func measure(cfg config, stdout, stderr io.Writer) error {
@@ -135,8 +138,12 @@ func measure(cfg config, stdout, stderr io.Writer) error {
 			if (round+i)%2 == 1 {
 				sides[0], sides[1] = sides[1], sides[0]
 			}
+			ns, ng := len(r.specrun), len(r.gotest)
 			for _, side := range sides {
 				side()
+			}
+			if len(r.specrun) > ns && len(r.gotest) > ng {
+				r.rounds = append(r.rounds, median(r.specrun[ns:])/median(r.gotest[ng:]))
 			}
 		}
 	}
@@ -266,7 +273,7 @@ func cv(s sample) float64 {
 
 func printTable(w io.Writer, rows []row, cfg config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "op\tspecrun ns/op\tgo test ns/op\tratio\tbound\tspecrun CV%%\tgo test CV%%\tcheck\tmin ratio\t\n")
+	fmt.Fprintf(tw, "op\tspecrun ns/op\tgo test ns/op\tratio\tper round\tbound\tspecrun CV%%\tgo test CV%%\tcheck\tmin ratio\t\n")
 	failed := 0
 	for _, r := range rows {
 		lo, hi := 0.9, 1.1
@@ -289,14 +296,15 @@ func printTable(w io.Writer, rows []row, cfg config) error {
 		if verdict != "ok" {
 			failed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f-%.2f\t%.1f\t%.1f\t%s\t%s\t\n",
-			r.c.Name, ns(a), ns(b), fmtRatio(ratio), lo, hi, cv(r.specrun), cv(r.gotest), verdict,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f-%.2f\t%.1f\t%.1f\t%s\t%s\t\n",
+			r.c.Name, ns(a), ns(b), fmtRatio(ratio), fmtRange(r.rounds), lo, hi, cv(r.specrun), cv(r.gotest), verdict,
 			fmtRatio(minimum(r.specrun)/minimum(r.gotest)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print table: %w", err)
 	}
-	fmt.Fprintf(w, "\nmin_time/benchtime %s, repeat/count %d, rounds %d; medians over all runs of each side.\n"+
+	fmt.Fprintf(w, "\nmin_time/benchtime %s, repeat/count %d, rounds %d; medians over all runs of each side;\n"+
+		"per round is the range of the ratio of the two sides' medians over the rounds.\n"+
 		"min ratio compares the fastest runs: noise only ever adds time, so when it is near 1 and the\n"+
 		"median ratio is not, the machine was busy, not the harness different.\n",
 		cfg.minTime, cfg.repeat, cfg.rounds)
@@ -323,6 +331,14 @@ func ns(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
+}
+
+// fmtRange writes the smallest and largest of rs, "[0.97..1.04]".
+func fmtRange(rs []float64) string {
+	if len(rs) == 0 {
+		return "N/A"
+	}
+	return "[" + fmtRatio(slices.Min(rs)) + ".." + fmtRatio(slices.Max(rs)) + "]"
 }
 
 func fmtRatio(r float64) string {

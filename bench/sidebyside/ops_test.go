@@ -113,3 +113,17 @@ func TestSameBinary(t *testing.T) {
 			c.Name, viaRunner[1], viaTesting[1], viaRunner[1]/viaTesting[1])
 	}
 }
+
+func TestRatiosPrintAsARangeOrNA(t *testing.T) {
+	for _, tc := range []struct {
+		rs   []float64
+		want string
+	}{
+		{nil, "N/A"},
+		{[]float64{1.04, 0.97, 1}, "[0.970..1.040]"},
+	} {
+		if got := fmtRange(tc.rs); got != tc.want {
+			t.Errorf("fmtRange(%v) = %q, want %q", tc.rs, got, tc.want)
+		}
+	}
+}
