@@ -90,10 +90,11 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 
 	// A few non-finite resamples (a zero that only some runs report) are
 	// left out; more than 2.5% of them would move the interval's ends.
-	lo, hi, bad := bootstrap(e, refs.instances, curMed, baseMed)
-	if bad > Resamples/40 {
-		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", bad, Resamples)
+	b := bootstrap(e, refs.instances, curMed, baseMed)
+	if b.bad > Resamples/40 {
+		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", b.bad, Resamples)
 	}
+	lo, hi := b.lo, b.hi
 	a.Interval = &Interval{Low: lo, High: hi, Confidence: Confidence, Kind: Bootstrap}
 	a.Verdict = verdict(lo, hi, e.Min, e.Max)
 	switch a.Verdict {
@@ -113,11 +114,16 @@ type judgeRefs struct {
 	reads     []Ref
 }
 
-// judgeInstance is one instance an expectation reads, with its runs' metrics.
+// judgeInstance is one instance an expectation reads, with its runs'
+// metrics: the medians over all of them, and per metric the value reads,
+// one column of figures (NaN where a run lacks the metric).
 type judgeInstance struct {
 	name     string
 	baseline bool
 	runs     []map[string]float64
+	median   map[string]float64
+	metrics  []string // what the value reads of it, sorted
+	columns  map[string][]float64
 }
 
 // resolveRefs finds every referenced instance, or says which one cannot be used.
@@ -156,12 +162,62 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 		}
 		out.instances = append(out.instances, judgeInstance{name: ref.Instance, baseline: ref.Baseline, runs: instanceRuns(b)})
 	}
+	for i := range out.instances {
+		in := &out.instances[i]
+		in.median = medianRuns(in.runs)
+		read := map[string]bool{}
+		for _, ref := range refs {
+			if ref.Instance != in.name || ref.Baseline != in.baseline {
+				continue
+			}
+			if ref.Metric != "" {
+				read[ref.Metric] = true
+				continue
+			}
+			for name := range in.median { // the whole instance: every metric it has
+				read[name] = true
+			}
+		}
+		in.columns = map[string][]float64{}
+		for name := range read {
+			in.metrics = append(in.metrics, name)
+			col := make([]float64, len(in.runs))
+			for j, run := range in.runs {
+				v, has := run[name]
+				if !has {
+					v = math.NaN()
+				}
+				col[j] = v
+			}
+			in.columns[name] = col
+		}
+		sort.Strings(in.metrics)
+	}
 	return out, nil
 }
 
-// bootstrap resamples the runs of every ref and returns the 2.5th and
-// 97.5th percentiles of the value, and how many resamples were not finite.
-func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) (lo, hi float64, bad int) {
+// MaxResampledRuns bounds the runs one bootstrap resample draws of an
+// instance, so that judging costs at most Resamples x MaxResampledRuns
+// draws per instance however many runs a result holds. An instance with
+// more runs is resampled m = MaxResampledRuns out of n at a time, and each
+// resampled median is moved towards the median of all n runs by sqrt(m/n),
+// the factor by which a median's spread shrinks from m runs to n (the
+// m-out-of-n bootstrap). Up to MaxResampledRuns runs the bootstrap is the
+// ordinary one.
+const MaxResampledRuns = 1000
+
+// resampling is what one bootstrap gave: the 2.5th and 97.5th percentiles
+// of the value, how many resamples were not finite, and how many runs were
+// drawn in all.
+type resampling struct {
+	lo, hi float64
+	bad    int
+	draws  int
+}
+
+// bootstrap resamples the runs of every instance the expectation reads and
+// evaluates its value on the resampled medians.
+func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) resampling {
 	h := fnv.New64a()
 	io.WriteString(h, e.Name)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
@@ -169,32 +225,60 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) (lo
 	// Copy the outer maps so resampled instances replace the medians
 	// without touching what the caller holds.
 	cur, base := copyOuter(curMed), copyOuter(baseMed)
+	var out resampling
 	vals := make([]float64, 0, Resamples)
-	picked := make([]map[string]float64, 0, 16)
+	var picked []int
+	var buf []float64
 	for range Resamples {
-		for _, r := range refs {
+		for i := range refs {
+			r := &refs[i]
+			n := len(r.runs)
+			m := min(n, MaxResampledRuns)
 			picked = picked[:0]
-			for range r.runs {
-				picked = append(picked, r.runs[rng.IntN(len(r.runs))])
+			for range m {
+				picked = append(picked, rng.IntN(n))
+			}
+			out.draws += m
+			shrink := math.Sqrt(float64(m) / float64(n))
+			med := make(map[string]float64, len(r.metrics))
+			for _, name := range r.metrics {
+				col := r.columns[name]
+				buf = buf[:0]
+				for _, j := range picked {
+					if v := col[j]; !math.IsNaN(v) {
+						buf = append(buf, v)
+					}
+				}
+				if len(buf) == 0 {
+					continue
+				}
+				sort.Float64s(buf)
+				x := quantileSorted(buf, 0.5)
+				if m < n {
+					x = r.median[name] + (x-r.median[name])*shrink
+				}
+				med[name] = x
 			}
 			if r.baseline {
-				base[r.name] = medianRuns(picked)
+				base[r.name] = med
 			} else {
-				cur[r.name] = medianRuns(picked)
+				cur[r.name] = med
 			}
 		}
 		v, err := e.Value(cur, base)
 		if err != nil || checkFinite(v) != nil {
-			bad++
+			out.bad++
 			continue
 		}
 		vals = append(vals, v)
 	}
 	if len(vals) == 0 {
-		return math.NaN(), math.NaN(), bad
+		out.lo, out.hi = math.NaN(), math.NaN()
+		return out
 	}
 	sort.Float64s(vals)
-	return quantileSorted(vals, 0.025), quantileSorted(vals, 0.975), bad
+	out.lo, out.hi = quantileSorted(vals, 0.025), quantileSorted(vals, 0.975)
+	return out
 }
 
 // verdict places the interval [lo, hi] against the bounds.

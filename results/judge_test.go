@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -236,5 +237,51 @@ func TestJudgeUnstableDivisor(t *testing.T) {
 	a := Judge([]Expectation{exp}, cur, nil)[0]
 	if a.Verdict != Error || !strings.Contains(a.Message, "not finite in") {
 		t.Errorf("verdict %s (%s), want error: not finite in some resamples", a.Verdict, a.Message)
+	}
+}
+
+// A result with 20,000 runs per instance is judged with a bounded number of
+// draws, and its interval still has the width a median of that many runs has.
+func TestBootstrapScalesWithRuns(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(1, 2))
+	gen := func(mean, sd float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = mean + sd*rng.NormFloat64()
+		}
+		return xs
+	}
+	cur := synthetic(map[string][]float64{"a": gen(100, 10), "b": gen(50, 5)})
+	exp := Expectation{Name: "a_over_b", Min: ptr(1.9), Max: ptr(2.1),
+		Refs: []Ref{{Instance: "a", Metric: "ns_per_op"}, {Instance: "b", Metric: "ns_per_op"}},
+		Value: func(cur, _ Metrics) (float64, error) {
+			return cur["a"]["ns_per_op"] / cur["b"]["ns_per_op"], nil
+		}}
+	refs, err := resolveRefs(exp.Refs, cur, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	med := Instances(cur)
+	b := bootstrap(exp, refs.instances, med, nil)
+	if limit := Resamples * 2 * MaxResampledRuns; b.draws > limit {
+		t.Errorf("bootstrap drew %d runs, want at most %d", b.draws, limit)
+	}
+	// The median of n normal runs has a standard error of about
+	// 1.2533*sd/sqrt(n); the ratio's relative errors add in quadrature.
+	v := med["a"]["ns_per_op"] / med["b"]["ns_per_op"]
+	se := v * math.Sqrt2 * 1.2533 * 0.1 / math.Sqrt(n)
+	if width, want := b.hi-b.lo, 2*1.96*se; width < 0.7*want || width > 1.4*want {
+		t.Errorf("interval [%v, %v] is %v wide, want about %v", b.lo, b.hi, width, want)
+	}
+	if !(b.lo < v && v < b.hi) {
+		t.Errorf("interval [%v, %v] does not hold the value %v", b.lo, b.hi, v)
+	}
+
+	// Up to MaxResampledRuns runs, every run is drawn in every resample.
+	small := synthetic(map[string][]float64{"a": {1, 2, 3, 4, 5}, "b": {1, 1, 2}})
+	refs, _ = resolveRefs(exp.Refs, small, nil)
+	if b := bootstrap(exp, refs.instances, Instances(small), nil); b.draws != Resamples*8 {
+		t.Errorf("bootstrap of 5 and 3 runs drew %d, want %d", b.draws, Resamples*8)
 	}
 }
