@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/specrun/specrun/ops"
@@ -62,11 +63,11 @@ func (r *runner) calibrate(in *instance) error {
 	}
 	goal := in.b.MinTime
 	n := int64(1)
-	t, err := r.measure(in, n)
+	t, err := r.measure(in, n, false)
 	spent := t.elapsed
 	for err == nil && t.elapsed < goal && n < maxN {
 		n = predictN(goal.Nanoseconds(), t.n, t.elapsed.Nanoseconds(), n)
-		t, err = r.measure(in, n)
+		t, err = r.measure(in, n, false)
 		spent += t.elapsed
 	}
 	if err != nil {
@@ -85,7 +86,7 @@ const maxWarmUpRuns = 1000
 func (r *runner) warmUpTo(in *instance, fixed int64) error {
 	var spent time.Duration
 	for n, runs := int64(1), 0; spent < in.b.Warmup && runs < maxWarmUpRuns; runs++ {
-		t, err := r.measure(in, n)
+		t, err := r.measure(in, n, false)
 		if err != nil {
 			return err
 		}
@@ -99,7 +100,7 @@ func (r *runner) warmUpTo(in *instance, fixed int64) error {
 // calibration did not fill.
 func (r *runner) topUp(in *instance, n int64, left time.Duration) error {
 	for runs := 0; left > 0 && runs < maxWarmUpRuns; runs++ {
-		t, err := r.measure(in, n)
+		t, err := r.measure(in, n, false)
 		if err != nil {
 			return err
 		}
@@ -136,14 +137,18 @@ type timing struct {
 	allocs  uint64
 }
 
-// measure runs n iterations and times them. The garbage collector runs
-// first so that one run's garbage is not collected on the next run's time;
-// the allocation counters are read outside the timed region.
-func (r *runner) measure(in *instance, n int64) (timing, error) {
+// measure runs n iterations and times them; before a timed run the
+// garbage collector may run first (see collector). The allocation counters
+// are read outside the timed region.
+func (r *runner) measure(in *instance, n int64, timed bool) (timing, error) {
+	expect := uint64(in.bytesPerOp * float64(n))
 	t, err := call(r, in, func(ctx context.Context) (timing, error) {
 		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
+		if timed {
+			r.gc.beforeRun(expect, &before)
+		} else {
+			runtime.ReadMemStats(&before)
+		}
 		start := r.cfg.now()
 		s, err := in.op.Run(ctx, n)
 		elapsed := r.cfg.now().Sub(start)
@@ -164,5 +169,38 @@ func (r *runner) measure(in *instance, n int64) (timing, error) {
 	if err == nil && t.n <= 0 {
 		err = fmt.Errorf("op did no iterations")
 	}
+	if err == nil {
+		in.bytesPerOp = float64(t.bytes) / float64(t.n)
+	}
 	return t, err
+}
+
+// gcSlack is the garbage below which a collection before a timed run is
+// never worth its cost.
+const gcSlack = 1 << 20
+
+// collector runs the garbage collector before a timed run when garbage
+// could otherwise be collected on the run's time, as testing.B does before
+// every run, but not when there is too little garbage for that: a forced
+// collection marks the whole live heap, which holds every finished result,
+// so collecting before every run makes a suite quadratic in its instances.
+type collector struct {
+	live atomic.Uint64 // heap in use after the last forced collection
+}
+
+// beforeRun collects when the garbage since the last forced collection
+// exceeds a quarter of the live heap (and gcSlack), or when the run is
+// expected to allocate more than the heap has room for before the next
+// collection; either way ms is left describing the heap as the run starts.
+func (c *collector) beforeRun(expect uint64, ms *runtime.MemStats) {
+	runtime.ReadMemStats(ms)
+	live := c.live.Load()
+	garbage := ms.HeapAlloc - min(live, ms.HeapAlloc)
+	room := ms.NextGC - min(ms.NextGC, ms.HeapAlloc)
+	if garbage <= max(gcSlack, live/4) && expect < room {
+		return
+	}
+	runtime.GC()
+	runtime.ReadMemStats(ms)
+	c.live.Store(ms.HeapAlloc)
 }

@@ -42,7 +42,7 @@ func jsonParams(v param.Values) map[string]any {
 
 // timedRun does one of the repeated runs and records it.
 func (r *runner) timedRun(in *instance) error {
-	t, err := r.measure(in, in.n)
+	t, err := r.measure(in, in.n, true)
 	if err != nil {
 		return err
 	}

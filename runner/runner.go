@@ -147,21 +147,25 @@ type runner struct {
 	out    Outcome
 	seen   map[string]bool // warnings already in out
 	strays strays
+	gc     collector
 }
 
 // instance is one benchmark instance on its way through the harness.
 type instance struct {
-	b       *spec.Benchmark
-	index   int
-	total   int
-	op      ops.Op
-	n       int64         // iterations per timed run
-	repeat  int           // timed runs
-	budget  time.Duration // what is left of its timeout
-	res     results.Benchmark
-	err     error // why it stopped early, when it did
-	stopped bool
-	began   bool
+	b      *spec.Benchmark
+	index  int
+	total  int
+	op     ops.Op
+	n      int64         // iterations per timed run
+	repeat int           // timed runs
+	budget time.Duration // what is left of its timeout
+	// bytesPerOp is what an iteration allocated in the last run, to
+	// foresee what the next one will.
+	bytesPerOp float64
+	res        results.Benchmark
+	err        error // why it stopped early, when it did
+	stopped    bool
+	began      bool
 }
 
 func (r *runner) newInstance(b *spec.Benchmark, index, total int) *instance {

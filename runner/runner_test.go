@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -666,4 +667,46 @@ func TestIncompletePlanIsAnError(t *testing.T) {
 			t.Errorf("%s: error %q with %d runs, want %q and none", b.Name, b.Error, len(b.Runs), want)
 		}
 	}
+}
+
+// TestCollectsOnlyToProtectTimedRuns: a suite of ops that allocate nothing
+// is not collected before every run (which would mark every finished
+// result again each time); an op that allocates more than the heap has
+// room for gets a clean heap before each of its timed runs.
+func TestCollectsOnlyToProtectTimedRuns(t *testing.T) {
+	const instances = 200
+	var bs []*spec.Benchmark
+	for i := range instances {
+		bs = append(bs, bench(fmt.Sprintf("noop/i=%d", i), 10, &testOp{rec: &recorder{}}))
+	}
+	before := numGC()
+	Run(context.Background(), plan(bs...), Config{})
+	if n := numGC() - before; n > instances/4 {
+		t.Errorf("%d collections for %d instances of %d runs each that allocate nothing", n, instances, bs[0].Repeat)
+	}
+
+	var sink [][]byte
+	heavy := bench("heavy", 1, &testOp{rec: &recorder{}, hook: func(context.Context, int64) (ops.Sample, error) {
+		sink = append(sink[:0], make([]byte, 64<<20))
+		return ops.Sample{}, nil
+	}})
+	heavy.Repeat = 4
+	heavy.Warmup = time.Nanosecond // one warm-up run tells the runner what a run allocates
+	forced := 0
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	beforeForced := ms.NumForcedGC
+	Run(context.Background(), plan(heavy), Config{})
+	runtime.ReadMemStats(&ms)
+	forced = int(ms.NumForcedGC - beforeForced)
+	if forced < heavy.Repeat {
+		t.Errorf("%d forced collections for %d timed runs that each allocate 64 MB", forced, heavy.Repeat)
+	}
+	_ = sink
+}
+
+func numGC() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
 }
