@@ -132,10 +132,10 @@ const (
 )
 
 type httpOp struct {
-	addr        netip.AddrPort // resolved once, when the op is prepared
-	tls         *tls.Config    // nil for http
-	request     []byte         // what every connection sends, built once
-	head        bool           // a HEAD request: responses have no body
+	addr        string      // "IP:port", resolved once when the op is prepared
+	tls         *tls.Config // nil for http
+	request     []byte      // what every connection sends, built once
+	head        bool        // a HEAD request: responses have no body
 	concurrency int
 	duration    time.Duration
 	rate        float64
@@ -170,7 +170,7 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 		return nil, fmt.Errorf("http: resolve %s: %w", u.Host, err)
 	}
 	o := &httpOp{
-		addr:        netip.AddrPortFrom(tcp.AddrPort().Addr().Unmap(), tcp.AddrPort().Port()),
+		addr:        netip.AddrPortFrom(tcp.AddrPort().Addr().Unmap(), tcp.AddrPort().Port()).String(),
 		concurrency: int(max(p.Int("concurrency"), 1)),
 		duration:    p.Duration("duration"),
 		rate:        p.Float("rate"),
@@ -311,14 +311,18 @@ func (s *phaseStats) add(batch []sample) {
 
 // worker drives one connection through a phase.
 type worker struct {
-	o     *httpOp
-	ph    *phase
-	buf   []byte
-	mu    sync.Mutex   // guards c against the watchdog
-	c     *wireConn    // nil between connections
-	since atomic.Int64 // monoNow at the start of the request in flight, 0 when none
-	t     tally
-	batch []sample
+	o   *httpOp
+	ph  *phase
+	buf []byte
+	mu  sync.Mutex // guards c and cancelDial against the watchdog
+	c   *wireConn  // nil between connections
+	// dialCtx is what connects run under; the watchdog cancels it to end
+	// a connect over request_timeout, and the next dial makes a new one.
+	dialCtx    context.Context
+	cancelDial context.CancelFunc
+	since      atomic.Int64 // monoNow at the start of the request in flight, 0 when none
+	t          tally
+	batch      []sample
 }
 
 // phase is what the workers of one Run share.
@@ -342,7 +346,9 @@ func (o *httpOp) Run(ctx context.Context, n int64) (Sample, error) {
 // phase sends n requests, or as many as fit in duration when it is set,
 // and judges the outcome (too many failures, a rate missed) when asked.
 func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, judge bool) (Sample, error) {
-	ph := &phase{ctx: ctx, n: n, dialer: net.Dialer{Timeout: o.timeout}}
+	// No TCP keep-alive probes (four setsockopt calls a dial) and no timer
+	// per dial: the watchdog cancels a connect that takes too long.
+	ph := &phase{ctx: ctx, n: n, dialer: net.Dialer{KeepAlive: -1}}
 	if o.rate > 0 {
 		ph.interval = float64(time.Second) / o.rate
 	}
@@ -355,6 +361,9 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 	o.mu.Lock()
 	for i := range workers {
 		workers[i] = &worker{o: o, ph: ph, c: o.conns[i], buf: o.bufs[i*readBufferSize : (i+1)*readBufferSize : (i+1)*readBufferSize]}
+		if c := workers[i].c; c != nil {
+			c.nc.SetDeadline(time.Time{}) // the last phase's watchdog may have fired at its very end
+		}
 	}
 	o.mu.Unlock()
 
@@ -382,6 +391,9 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 	var total tally
 	o.mu.Lock()
 	for i, w := range workers {
+		if w.cancelDial != nil {
+			w.cancelDial()
+		}
 		o.stats.add(w.batch)
 		total.add(w.t)
 		o.conns[i] = w.c
@@ -476,12 +488,14 @@ func (o *httpOp) watch(ph *phase, workers []*worker, done <-chan struct{}) {
 	}
 }
 
-// abort makes the worker's blocked read or write return at once.
+// abort makes the worker's blocked connect, read or write return at once.
 func (w *worker) abort() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.c != nil {
 		w.c.nc.SetDeadline(time.Unix(1, 0))
+	} else if w.cancelDial != nil {
+		w.cancelDial()
 	}
 }
 
@@ -606,14 +620,26 @@ func retryable(err error) bool {
 }
 
 func (w *worker) dial() error {
-	tcp, err := w.ph.dialer.DialTCP(w.ph.ctx, "tcp", netip.AddrPort{}, w.o.addr)
+	w.mu.Lock()
+	if w.dialCtx == nil || w.dialCtx.Err() != nil {
+		if w.cancelDial != nil {
+			w.cancelDial()
+		}
+		w.dialCtx, w.cancelDial = context.WithCancel(w.ph.ctx)
+	}
+	ctx := w.dialCtx
+	w.mu.Unlock()
+	// An IP literal: the dialer parses it and asks no resolver. (DialTCP
+	// with a netip.AddrPort would also bind the socket before connecting,
+	// which takes a port without the connect's TIME_WAIT reuse.)
+	nc, err := w.ph.dialer.DialContext(ctx, "tcp", w.o.addr)
 	if err != nil {
 		return err
 	}
-	var nc net.Conn = tcp
+	tcp := nc
 	if w.o.tls != nil {
 		t := tls.Client(tcp, w.o.tls)
-		if err := t.HandshakeContext(w.ph.ctx); err != nil {
+		if err := t.HandshakeContext(ctx); err != nil {
 			tcp.Close()
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -597,5 +598,41 @@ func TestHTTPDurationPhaseWarmsUpForTheWarmUp(t *testing.T) {
 	defer counted.(io.Closer).Close()
 	if _, ok := counted.(DurationBound); ok {
 		t.Error("an http op with a count of requests is DurationBound; its warm-up runs grow towards the count")
+	}
+}
+
+// TestHTTPConnectTimeout: request_timeout also bounds a connect that
+// hangs (a listener whose accept queue is full drops the SYN, so the
+// client retries for minutes); the phase still ends.
+func TestHTTPConnectTimeout(t *testing.T) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil { // an accept queue of one, never accepted
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	for range 3 { // fill the queue, and then some
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			defer c.Close()
+		}
+	}
+	start := time.Now()
+	s := runHTTP(t, param.Values{"url": "http://" + addr + "/", "concurrency": int64(1),
+		"request_timeout": 200 * time.Millisecond, "max_failures": 1.0}, nil, 2)
+	if s.Metrics["failed"] != 2 {
+		t.Errorf("failed = %v, want 2", s.Metrics["failed"])
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("2 requests whose connects time out after 200ms took %v", d)
 	}
 }
