@@ -94,6 +94,7 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 	}
 
 	idx := make([]int, len(axes))
+	seen := map[string][]Axis{}
 	before := len(l.diags)
 	for {
 		params := map[string]cty.Value{}
@@ -107,6 +108,16 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 		instName := name
 		if len(key) > 0 {
 			instName = name + "/" + strings.Join(key, "/")
+			if prev, dup := seen[instName]; dup {
+				l.errorf(content.Blocks[0].DefRange.Ptr(), "Duplicate instance name",
+					"The matrix points %s and %s of benchmark %q are both named %q, since their values hold \"/\" or \"=\". Change one of the values.",
+					pointText(prev), pointText(point), name, instName)
+				if !advance(idx, axes) {
+					break
+				}
+				continue
+			}
+			seen[instName] = point
 			info.instances = append(info.instances, strings.Join(key, "/"))
 		}
 		var ctx *hcl.EvalContext
@@ -119,22 +130,33 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 		bm.Matrix = point
 		bm.DeclRange = b.DefRange
 		l.plan.Benchmarks = append(l.plan.Benchmarks, bm)
-
-		// advance the odometer: the last key varies fastest, as Go's
-		// sub-benchmarks nest
-		i := len(idx) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(axes[i].values) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
+		if !advance(idx, axes) {
 			break
 		}
 	}
 	info.broken = l.diags[before:].HasErrors()
+}
+
+// advance moves the odometer idx to the next matrix point, the last key
+// varying fastest as Go's sub-benchmarks nest; false after the last one.
+func advance(idx []int, axes []axis) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] < len(axes[i].values) {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
+}
+
+// pointText writes a matrix point as its values: (a = "1", b = "2/b=3").
+func pointText(point []Axis) string {
+	var parts []string
+	for _, a := range point {
+		parts = append(parts, fmt.Sprintf("%s = %q", a.Key, a.Value))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 func isBenchmarkAttr(name string) bool {
@@ -230,6 +252,12 @@ func (l *loader) decodeMatrix(block string, blocks hcl.Blocks) ([]axis, bool) {
 				ok = false
 				break
 			}
+			if r, bad := controlChar(s); bad {
+				l.errorf(attr.Expr.Range().Ptr(), "Invalid matrix value",
+					"Matrix key %q holds a value with the control character %U; matrix values name instances in tables and reports, which must stay one line of text.", attr.Name, r)
+				ok = false
+				break
+			}
 			if seen[s] {
 				l.errorf(attr.Expr.Range().Ptr(), "Duplicate matrix value",
 					"Matrix key %q lists %q more than once; each instance needs a distinct name.", attr.Name, s)
@@ -274,7 +302,7 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 		Repeat: s.Repeat, Warmup: s.Warmup, MinTime: s.MinTime, Timeout: s.Timeout,
 		Interleave: def.Interleave,
 	}
-	l.stringAttr(attrs["label"], ctx, &bm.Label)
+	l.nameAttr(attrs["label"], ctx, &bm.Label)
 	l.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
 	l.countAttr(attrs["repeat"], ctx, &bm.Repeat)
 	l.durationAttr(attrs["warmup"], ctx, false, &bm.Warmup)

@@ -203,6 +203,10 @@ var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 	s := Suite{Name: defaultName, Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout}
+	if _, bad := controlChar(defaultName); bad && len(blocks) == 0 {
+		l.errorf(nil, "Invalid suite name",
+			"The suite takes its name from the path, %q, which holds a control character; results and reports must name it in one line of text. Add a suite block with a name.", defaultName)
+	}
 	for i, b := range blocks {
 		if i > 0 {
 			l.errorf(b.DefRange.Ptr(), "Duplicate suite block",
@@ -210,11 +214,15 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 			continue
 		}
 		s.Name = b.Labels[0]
+		if r, bad := controlChar(s.Name); bad {
+			l.errorf(b.LabelRanges[0].Ptr(), "Invalid suite name",
+				"The suite name holds the control character %U; it names result files and reports, which must stay one line of text.", r)
+		}
 		content, diags := b.Body.Content(suiteSchema)
 		l.diags = append(l.diags, diags...)
 		ctx := l.ctx(nil)
 		attrs := content.Attributes
-		l.stringAttr(attrs["title"], ctx, &s.Title)
+		l.nameAttr(attrs["title"], ctx, &s.Title)
 		l.stringAttr(attrs["description"], ctx, &s.Description)
 		l.countAttr(attrs["repeat"], ctx, &s.Repeat)
 		l.durationAttr(attrs["warmup"], ctx, false, &s.Warmup)

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"time"
+	"unicode"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -96,6 +97,32 @@ func (l *loader) stringAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *stri
 		*dst = v.AsString()
 	}
 	return ok
+}
+
+// nameAttr decodes a string that names something in tables and reports
+// (a label, a title): one line, without control characters.
+func (l *loader) nameAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) {
+	var s string
+	if attr == nil || !l.stringAttr(attr, ctx, &s) {
+		return
+	}
+	if r, bad := controlChar(s); bad {
+		l.errorf(attr.Expr.Range().Ptr(), "Invalid name",
+			"The value of %q holds the control character %U; it names rows and columns in tables and reports, which must stay one line of text.", attr.Name, r)
+		return
+	}
+	*dst = s
+}
+
+// controlChar returns the first control character in s (a newline, an
+// escape), which would break or forge lines of a report.
+func controlChar(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 func (l *loader) boolAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *bool) {

@@ -30,6 +30,13 @@ func TestInvalidSnippets(t *testing.T) {
 		{"server \"s\" {\n  builtin   = \"static\"\n  body_size = \"1QB\"\n}\nbenchmark \"a\" {\n  op = \"noop\"\n}\n", []string{"Invalid size"}},
 		{"benchmark \"a\" {\n  op = \"noop\"\n  matrix {\n    b = [2]\n  }\n  matrix {\n    a = [1]\n  }\n}\n", []string{"Duplicate matrix block"}},
 		{"foo = 1\nbenchmark \"a\" {\n  op = \"noop\"\n}\n", []string{"Unsupported argument"}},
+		// names that reach tables and reports stay one line of text
+		{"suite \"evil\\nBenchmarkInjected 1 1 ns/op\" {\n}\nbenchmark \"a\" {\n  op = \"noop\"\n}\n", []string{"Invalid suite name"}},
+		{"suite \"s\" {\n  title = \"a\\u001b]0;x\\u0007\"\n}\nbenchmark \"a\" {\n  op = \"noop\"\n}\n", []string{"Invalid name"}},
+		{"benchmark \"a\" {\n  op    = \"noop\"\n  label = \"x\\ny\"\n}\n", []string{"Invalid name"}},
+		{"benchmark \"a\" {\n  op = \"noop\"\n  matrix {\n    a = [\"x\\rBenchmarkB 1 1 ns/op\"]\n  }\n}\n", []string{"Invalid matrix value"}},
+		// two points of a matrix named alike: x/a=1/b=2/b=3
+		{"benchmark \"x\" {\n  op = \"noop\"\n  matrix {\n    a = [\"1\", \"1/b=2\"]\n    b = [\"2/b=3\", \"3\"]\n  }\n}\n", []string{"Duplicate instance name"}},
 	}
 	for _, tt := range tests {
 		_, diags := LoadFiles(map[string][]byte{"t.hcl": []byte(tt.src)}, nil, fakeOptions)
@@ -40,5 +47,15 @@ func TestInvalidSnippets(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s\n(-want +got):\n%s", tt.src, diff)
 		}
+	}
+}
+
+// TestSuiteNameFromPath checks that a suite named after its file gets the
+// same check as a suite block's name.
+func TestSuiteNameFromPath(t *testing.T) {
+	name := "evil\nBenchmarkX 1 1 ns.hcl"
+	_, diags := LoadFiles(map[string][]byte{name: []byte("benchmark \"a\" {\n  op = \"noop\"\n}\n")}, []string{name}, fakeOptions)
+	if diff := cmp.Diff([]string{"-: Invalid suite name"}, gotErrors(diags)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
