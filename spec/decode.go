@@ -209,8 +209,13 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 	}
 	for i, b := range blocks {
 		if i > 0 {
+			hint := ""
+			if first := blocks[0].DefRange.Filename; b.DefRange.Filename != first {
+				hint = fmt.Sprintf(" The files %q and %q each declare a suite, so they are separate specs, not one: give the path of one file, such as %q.",
+					first, b.DefRange.Filename, first)
+			}
 			l.errorf(b.DefRange.Ptr(), "Duplicate suite block",
-				"A spec has at most one suite block; the first is at %s.", blocks[0].DefRange.String())
+				"A spec has at most one suite block; the first is at %s.%s", blocks[0].DefRange.String(), hint)
 			continue
 		}
 		s.Name = b.Labels[0]

@@ -182,13 +182,6 @@ func TestSpecFileKinds(t *testing.T) {
 			}
 		})
 	}
-	// telling a folder of specs from one spec reads the same files
-	fifoDir := filepath.Join(dir, "fifodir")
-	os.Mkdir(fifoDir, 0o755)
-	syscall.Mkfifo(filepath.Join(fifoDir, "a.hcl"), 0o644)
-	if files, many := Collection(fifoDir); len(files) != 1 || many {
-		t.Errorf("Collection of a folder with a FIFO: %q, %v", files, many)
-	}
 	// the limit holds for a spec stored in a result as well
 	_, diags := LoadFiles(map[string][]byte{"big.hcl": []byte("# " + strings.Repeat("x", MaxFileBytes))}, []string{"big.hcl"}, fakeOptions)
 	if got := gotErrors(diags); len(got) != 1 || !strings.HasSuffix(got[0], "Spec file too large") {

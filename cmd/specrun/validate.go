@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/specrun/specrun/spec"
 )
 
 // validateCmd decodes and checks specs without running anything. Each PATH
-// is a spec of its own; a folder of specs (its files each declare a suite,
-// as examples/ does) is checked file by file.
+// is a spec of its own, loaded as run loads it: a directory is one spec of
+// all its *.hcl files.
 func validateCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", "[flags] PATH...",
 		"Decode and check each spec: types, sizes, op parameters, matrix expansion and\nassert references. Never runs an op or a server.", stderr)
@@ -22,16 +20,8 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usageErrorHelp(fs, "no spec path given")
 	}
-	var specs []string
-	for _, p := range paths {
-		if files, many := spec.Collection(p); many {
-			specs = append(specs, files...)
-		} else {
-			specs = append(specs, p)
-		}
-	}
 	var status error
-	for _, p := range specs {
+	for _, p := range paths {
 		plan, err := sf.load([]string{p}, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: invalid\n", p)
