@@ -19,10 +19,10 @@ const sampleEvery = 10 * time.Millisecond
 type procWatch struct {
 	leader procfs.Proc // the server's main process as the watch began
 	pids   []int
-	cpu0 time.Duration
-	peak atomic.Int64
-	done chan struct{}
-	wg   sync.WaitGroup
+	cpu0   time.Duration
+	peak   atomic.Int64
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // watchProcs starts following the process group led by pid (a server is
