@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"os/exec"
@@ -635,4 +636,137 @@ benchmark "exec" {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in the temp dir: %v", left)
 	}
+}
+
+// TestRandomSignals interrupts runs of a mixed spec (an exec whose shell
+// leaves a child and a daemon, a command server with a helper process,
+// http load on it, file writes in the run's temp dir) at a random moment,
+// with SIGINT, SIGTERM or two SIGINTs. After each: no process the run
+// started is alive (found by a marker in their command lines, so that a
+// daemon that left specrun's tree is found too), TMPDIR is empty, no temp
+// file is left in --out, and a result that was written is valid JSON.
+func TestRandomSignals(t *testing.T) {
+	const runs = 30
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	type trial struct {
+		sig    string
+		delay  time.Duration
+		second time.Duration // the second SIGINT's delay after the first
+	}
+	trials := make([]trial, runs)
+	for i := range trials {
+		// From 200 ms on: before that specrun may not have installed its
+		// signal handlers yet, and a signal's default action ends it with
+		// nothing cleaned up.
+		tr := trial{delay: time.Duration(rng.Int63n(int64(1400*time.Millisecond))) + 200*time.Millisecond}
+		switch i % 3 {
+		case 0:
+			tr.sig = "INT"
+		case 1:
+			tr.sig = "TERM"
+		default:
+			tr.sig = "INT+INT"
+			tr.second = time.Duration(rng.Int63n(int64(300 * time.Millisecond)))
+		}
+		trials[i] = tr
+	}
+	start := time.Now()
+	for i, tr := range trials {
+		t.Run(fmt.Sprintf("%02d-%s-%v", i, tr.sig, tr.delay.Round(time.Millisecond)), func(t *testing.T) {
+			t.Parallel()
+			marker := fmt.Sprintf("%d%03d", os.Getpid(), i)
+			p := startSpecrun(t, fmt.Sprintf(`
+suite "mixed" {
+  repeat = 2
+  warmup = "0s"
+}
+
+server "app" {
+  command = ["sh", "-c", "sleep 301.%[2]s & exec specrun serve --addr 127.0.0.1:%[1]d"]
+  url     = "http://127.0.0.1:%[1]d"
+  ready   = "http://127.0.0.1:%[1]d/"
+  grace   = "1s"
+}
+
+benchmark "grandchild" {
+  op         = "exec"
+  shell      = "sleep 302.%[2]s & setsid sleep 303.%[2]s & sleep 0.05; true"
+  iterations = 2
+}
+
+benchmark "load" {
+  op          = "http"
+  server      = "app"
+  requests    = 300
+  concurrency = 2
+}
+
+benchmark "files" {
+  op         = "file.write"
+  size       = "4KB"
+  iterations = 200
+}
+`, freePort(t), marker))
+			deadline := time.Now().Add(tr.delay)
+			for time.Now().Before(deadline) {
+				p.record()
+				time.Sleep(10 * time.Millisecond)
+			}
+			p.record()
+			switch tr.sig {
+			case "TERM":
+				p.cmd.Process.Signal(syscall.SIGTERM)
+			default:
+				p.cmd.Process.Signal(syscall.SIGINT)
+				if tr.sig == "INT+INT" {
+					time.Sleep(tr.second)
+					p.record()
+					p.cmd.Process.Signal(syscall.SIGINT)
+				}
+			}
+			p.wait(t, 30*time.Second)
+			stderr := p.stderr.String()
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
+				t.Errorf("stderr shows a Go panic or stack:\n%s", stderr)
+			}
+			p.checkNoOrphans(t)
+			var left []string
+			for waitUntil := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				left = left[:0]
+				for _, pi := range allProcs() {
+					if !pi.zombie && strings.Contains(pi.cmdline, "."+marker) {
+						left = append(left, fmt.Sprintf("%d %q (ppid %d)", pi.pid, pi.cmdline, pi.ppid))
+					}
+				}
+				if len(left) == 0 || time.Now().After(waitUntil) {
+					break
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("the run's processes outlive it: %s\nstderr:\n%s", strings.Join(left, "; "), stderr)
+			}
+			if entries, _ := os.ReadDir(p.tmp); len(entries) > 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("left in TMPDIR: %v", names)
+			}
+			entries, _ := os.ReadDir(p.out)
+			for _, e := range entries {
+				name := e.Name()
+				switch {
+				case strings.Contains(name, ".tmp"):
+					t.Errorf("temp file left in --out: %s", name)
+				case strings.HasSuffix(name, ".json"):
+					if _, err := results.ReadFile(filepath.Join(p.out, name)); err != nil {
+						t.Errorf("result %s is not valid: %v", name, err)
+					}
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { t.Logf("%d interrupted runs in %v", runs, time.Since(start).Round(time.Millisecond)) })
 }
