@@ -29,7 +29,7 @@ func (CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 		dir = ", " + c.Better + " is better"
 	}
 	fmt.Fprintf(bw, "Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).\n\n",
-		c.Metric, dir, c.Labels[0], c.Alpha)
+		escape(c.Metric), dir, escape(c.Labels[0]), c.Alpha)
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
 			escape(strings.Join(c.Differences, "; ")))
@@ -163,7 +163,7 @@ func (CompareCSV) Report(w io.Writer, c *results.Comparison) error {
 	for _, l := range c.Labels[1:] {
 		header = append(header, l+" ratio", l+" p", l+" significant")
 	}
-	cw.Write(header)
+	cw.Write(printableAll(header))
 	for _, row := range c.Rows {
 		rec := []string{row.Name, row.Label}
 		for _, cell := range row.Cells {
@@ -180,7 +180,7 @@ func (CompareCSV) Report(w io.Writer, c *results.Comparison) error {
 			}
 			rec = append(rec, ratio, csvFloat(d.P), strconv.FormatBool(d.Significant))
 		}
-		cw.Write(rec)
+		cw.Write(printableAll(rec))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

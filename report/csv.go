@@ -34,7 +34,7 @@ func (CSV) Report(w io.Writer, r *results.Result) error {
 		header = append(header, "median_"+m)
 	}
 	cw := csv.NewWriter(w)
-	cw.Write(header)
+	cw.Write(printableAll(header))
 	for i := range r.Benchmarks {
 		b := &r.Benchmarks[i]
 		row := []string{b.Name, b.RowLabel(), b.Op, strconv.FormatInt(b.Iterations, 10), strconv.Itoa(len(b.Runs))}
@@ -55,7 +55,7 @@ func (CSV) Report(w io.Writer, r *results.Result) error {
 			}
 			row = append(row, csvFloat(s.Median))
 		}
-		cw.Write(row)
+		cw.Write(printableAll(row))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/results"
@@ -48,7 +49,8 @@ func (g GoBench) Report(w io.Writer, r *results.Result) error {
 	}
 	for _, kv := range config {
 		// benchfmt deletes a key given an empty value; leave unknowns out.
-		if v := strings.TrimSpace(kv[1]); v != "" && v != "0" {
+		// A value stays on its line: a newline would start a line of its own.
+		if v := strings.TrimSpace(oneLine(kv[1])); v != "" && v != "0" {
 			fmt.Fprintf(bw, "%s: %s\n", kv[0], v)
 		}
 	}
@@ -74,7 +76,7 @@ func (g GoBench) Report(w io.Writer, r *results.Result) error {
 		b := &r.Benchmarks[i]
 		name := GoBenchName(b.Name)
 		if b.Error != "" {
-			fmt.Fprintf(bw, "--- FAIL: %s\n    %s\n", name, strings.ReplaceAll(b.Error, "\n", "\n    "))
+			fmt.Fprintf(bw, "--- FAIL: %s\n    %s\n", name, printable(strings.ReplaceAll(strings.ReplaceAll(b.Error, "\r\n", "\n"), "\n", "\n    ")))
 			continue
 		}
 		for _, run := range b.Runs {
@@ -99,7 +101,9 @@ func (g GoBench) Report(w io.Writer, r *results.Result) error {
 }
 
 // GoBenchName is an instance's name in the Go benchmark format:
-// "memcpy/size=16B" -> "BenchmarkMemcpy/size=16B".
+// "memcpy/size=16B" -> "BenchmarkMemcpy/size=16B". White space and control
+// characters become "_": a name ends at the first space, and a line break
+// would start a line of its own.
 func GoBenchName(instance string) string {
 	block, rest, _ := strings.Cut(instance, "/")
 	var b strings.Builder
@@ -111,14 +115,9 @@ func GoBenchName(instance string) string {
 	}
 	if rest != "" {
 		b.WriteString("/")
-		b.WriteString(strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) {
-				return '_'
-			}
-			return r
-		}, rest))
+		b.WriteString(rest)
 	}
-	return b.String()
+	return oneWord(b.String(), '_')
 }
 
 // goBenchUnit turns a metric name into a unit, as GoBench documents.
@@ -133,7 +132,18 @@ func goBenchUnit(metric string) string {
 		}
 		parts[i] = strings.Join(words, "-")
 	}
-	return strings.Join(parts, "/")
+	return oneWord(strings.Join(parts, "/"), '-')
+}
+
+// oneWord replaces white space, control characters and bytes that are not
+// UTF-8 in s with sep.
+func oneWord(s string, sep rune) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || control(r) || r == utf8.RuneError {
+			return sep
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // goBenchFloat writes a figure with the precision go test uses: about four

@@ -18,7 +18,7 @@ func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 		if b.Error != "" {
 			note = ": " + b.Error
 		}
-		_, err := fmt.Fprintf(w, "**%s**: no load phase completed%s.\n", b.Name, note)
+		_, err := fmt.Fprintf(w, "**%s**: no load phase completed%s.\n", escape(b.Name), escape(note))
 		return err
 	}
 	m := func(name string) (float64, bool) { return results.RunMedian(b.Runs, name) }
@@ -39,7 +39,7 @@ func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 		elapsed[i] = float64(r.TotalNs)
 	}
 
-	if _, err := fmt.Fprintf(w, "**%s** (ab-style, %s)\n\n```text\n", b.Name, runs); err != nil {
+	if _, err := fmt.Fprintf(w, "**%s** (ab-style, %s)\n\n```text\n", escape(b.Name), runs); err != nil {
 		return err
 	}
 	// ab's layout: values in one column, the same in every block.

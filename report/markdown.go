@@ -52,7 +52,7 @@ func (Markdown) Report(w io.Writer, r *results.Result) error {
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "\nWarnings:\n\n")
 		for _, warning := range r.Warnings {
-			fmt.Fprintf(bw, "- %s\n", warning)
+			fmt.Fprintf(bw, "- %s\n", escape(warning))
 		}
 	}
 	if err := bw.Flush(); err != nil {

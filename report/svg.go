@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -91,6 +92,16 @@ const (
 func writeBarChart(w io.Writer, c chart) error {
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("draw chart: no benchmarks to draw")
+	}
+	// XML cannot carry most control characters, and a label is one line.
+	c.Title = oneLine(c.Title)
+	c.Rows = slices.Clone(c.Rows)
+	for i := range c.Rows {
+		c.Rows[i] = oneLine(c.Rows[i])
+	}
+	c.Series = slices.Clone(c.Series)
+	for i := range c.Series {
+		c.Series[i].Name = oneLine(c.Series[i].Name)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/specrun/specrun/results"
 )
@@ -53,9 +54,48 @@ func levelNote(in results.Interval) string {
 	return " (" + results.Percent(in.Confidence) + ")"
 }
 
-// escape keeps user text from breaking a table row or starting markup.
+// escape keeps user text from breaking a Markdown table row, starting
+// markup or raw HTML, or reaching a terminal as a control sequence: it is
+// oneLine, with "|" as "\|", and "<" and "&" as entities: without a "<"
+// no tag starts, and ">" reads as itself ("2 -> 2.4 ns/op").
 func escape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
+	return markdownEscaper.Replace(oneLine(s))
+}
+
+var markdownEscaper = strings.NewReplacer("|", `\|`, "&", "&amp;", "<", "&lt;")
+
+// oneLine is printable(s) kept on one line: a line break is a space.
+func oneLine(s string) string {
+	return printable(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+}
+
+// printable writes each control character of s that a terminal acts on (C0
+// but tab and newline, DEL, C1, and bytes that are not UTF-8) as its \x
+// escape, so that a report shown on a terminal cannot move its cursor,
+// retitle its window or write its clipboard (ESC ] 52).
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, control) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case control(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// control reports a rune that printable replaces.
+func control(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
 }
 
 // humanNs renders nanoseconds with a unit that keeps three significant
@@ -101,6 +141,15 @@ func escapeAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = escape(s)
+	}
+	return out
+}
+
+// printableAll is printable of each of ss; line breaks stay, as CSV quotes them.
+func printableAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = printable(s)
 	}
 	return out
 }
