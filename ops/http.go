@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -68,7 +67,9 @@ func init() {
 			}
 			return nil
 		},
-		New: newHTTP,
+		New:    newHTTP,
+		Check:  checkHTTP,
+		Memory: httpFootprint,
 	})
 }
 
@@ -186,11 +187,8 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	if p.Has("max_failures") {
 		o.maxFailures = p.Float("max_failures")
 	}
-	if !(o.maxFailures >= 0 && o.maxFailures <= 1) {
-		return nil, fmt.Errorf("http: max_failures %v is not a fraction from 0 to 1 (0.01 is 1%%)", o.maxFailures)
-	}
-	if err := checkConcurrency(o.concurrency); err != nil {
-		return nil, err
+	if errs := checkHTTP(p); len(errs) > 0 {
+		return nil, fmt.Errorf("http: %w", errs[0])
 	}
 	if u.Scheme == "https" {
 		o.tls = &tls.Config{ServerName: u.Hostname()}
@@ -755,37 +753,31 @@ func (o *httpOp) judge(t tally, elapsed time.Duration) ([]string, error) {
 // its batch of samples, its goroutine's stack and the kernel's socket.
 const connMemory = readBufferSize + flushEvery*40 + 8<<10 + 4<<10
 
-// checkConcurrency refuses a concurrency that cannot be had: more sockets
-// than the open-file limit, or more buffers than the machine's free memory
-// (Go's out-of-memory is fatal and would lose the whole run).
-func checkConcurrency(c int) error {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && uint64(c) > lim.Cur {
-		return fmt.Errorf("http: concurrency %d needs as many sockets, over the open-file limit of %d", c, lim.Cur)
-	}
-	if avail := memAvailable(); avail > 0 && uint64(c) > avail/2/connMemory {
-		return fmt.Errorf("http: concurrency %d needs about %d MiB for its connections, over half of the %d MiB available",
-			c, uint64(c)*connMemory>>20, avail>>20)
-	}
-	return nil
+// histMemory is what an instance's histograms take, whatever its concurrency.
+const histMemory = 512 << 10
+
+// httpFootprint is the memory an http instance holds: it grows with its
+// concurrency, which a typo can make a billion.
+func httpFootprint(p param.Values) Footprint {
+	return Footprint{Bytes: times(max(p.Int("concurrency"), 1), connMemory) + histMemory, Param: "concurrency",
+		What: fmt.Sprintf("%s per connection for its read buffer, goroutine and samples", approxBytes(connMemory))}
 }
 
-// memAvailable is the kernel's estimate of the memory available to start
-// new work without swapping, or 0 where it cannot be read.
-func memAvailable() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
+// checkHTTP refuses what cannot run whatever the server does: a
+// max_failures that is no fraction, and more connections than the
+// open-file limit allows sockets.
+func checkHTTP(p param.Values) []*ParamError {
+	var errs []*ParamError
+	if f := p.Float("max_failures"); p.Has("max_failures") && !(f >= 0 && f <= 1) {
+		errs = append(errs, &ParamError{Param: "max_failures", Summary: "Not a fraction",
+			Err: fmt.Errorf("max_failures is %v; it is the fraction of requests that may fail, from 0 to 1 (0.01 is 1%%)", f)})
 	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			var kb uint64
-			if _, err := fmt.Sscan(rest, &kb); err == nil {
-				return kb << 10
-			}
-		}
+	var lim syscall.Rlimit
+	if c := p.Int("concurrency"); syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && c > 0 && uint64(c) > lim.Cur {
+		errs = append(errs, &ParamError{Param: "concurrency", Summary: "Too many connections",
+			Err: fmt.Errorf("concurrency %d needs as many sockets, more than the open-file limit of %d", c, lim.Cur)})
 	}
-	return 0
+	return errs
 }
 
 // selfCPU is specrun's own CPU time so far (user+sys of every thread).

@@ -365,12 +365,29 @@ func TestHTTPRequestTimeout(t *testing.T) {
 }
 
 // TestHTTPConcurrencyThatCannotFit: a concurrency beyond the open-file
-// limit or the machine's memory is refused when the op is prepared, not
-// left to Go's fatal out-of-memory.
+// limit or the machine's memory is refused before anything runs (Validate,
+// which the spec turns into a diagnostic) and again when the op is
+// prepared, never left to Go's fatal out-of-memory.
 func TestHTTPConcurrencyThatCannotFit(t *testing.T) {
-	_, err := newHTTP(param.Values{"url": "http://127.0.0.1:1/", "concurrency": int64(1e9)}, nil)
-	if err == nil || !strings.Contains(err.Error(), "concurrency 1000000000") {
-		t.Errorf("concurrency 1e9: err = %v", err)
+	d, _ := Lookup("http")
+	p := param.Values{"url": "http://127.0.0.1:1/", "concurrency": int64(1e9)}
+	errs := d.Validate(p)
+	if len(errs) == 0 {
+		t.Fatal("concurrency 1e9: Validate finds nothing")
+	}
+	for _, e := range errs {
+		if e.Param != "concurrency" {
+			t.Errorf("concurrency 1e9: %v blames %q", e, e.Param)
+		}
+	}
+	if _, err := d.New(p, nil); err == nil || !strings.Contains(err.Error(), "concurrency") {
+		t.Errorf("concurrency 1e9: New err = %v", err)
+	}
+	if fp := httpFootprint(param.Values{"concurrency": int64(1000)}); fp.Bytes < 1000*readBufferSize {
+		t.Errorf("footprint of 1000 connections = %d bytes, less than their read buffers", fp.Bytes)
+	}
+	if errs := d.Validate(param.Values{"url": "http://127.0.0.1:1/", "concurrency": int64(10), "max_failures": 2.0}); len(errs) != 1 || errs[0].Param != "max_failures" {
+		t.Errorf("max_failures = 2: Validate = %v, want one error about max_failures", errs)
 	}
 }
 
