@@ -40,7 +40,7 @@ func (r *runner) fixedN(in *instance) (int64, error) {
 // warm-up runs grow from one iteration towards it until Warmup is spent.
 // With "auto", it is testing.B's launch: run once, then predict the n that
 // fills MinTime and run again until a run lasts MinTime; those runs are the
-// warm-up, topped up at the final n if they took less than Warmup.
+// warm-up, topped up at the final n's pace if they took less than Warmup.
 func (r *runner) calibrate(in *instance) error {
 	fixed, err := r.fixedN(in)
 	if err != nil {
@@ -59,7 +59,10 @@ func (r *runner) calibrate(in *instance) error {
 	}
 	if fixed > 0 {
 		in.n = fixed
-		return r.warmUpTo(in, fixed)
+		if in.b.Warmup <= 0 {
+			return nil
+		}
+		return r.warmUp(in, 1, fixed, in.b.Warmup)
 	}
 	goal := in.b.MinTime
 	n := int64(1)
@@ -74,39 +77,52 @@ func (r *runner) calibrate(in *instance) error {
 		return err
 	}
 	in.n = n
-	return r.topUp(in, n, in.b.Warmup-spent)
-}
-
-// maxWarmUpRuns bounds warm-up loops. It only matters for a clock that does
-// not move; real runs take time and end the loops.
-const maxWarmUpRuns = 1000
-
-// warmUpTo warms the op up before runs of fixed iterations: runs that grow
-// from one iteration towards fixed until Warmup is spent.
-func (r *runner) warmUpTo(in *instance, fixed int64) error {
-	var spent time.Duration
-	for n, runs := int64(1), 0; spent < in.b.Warmup && runs < maxWarmUpRuns; runs++ {
-		t, err := r.measure(in, n, false)
-		if err != nil {
-			return err
-		}
-		spent += t.elapsed
-		n = min(predictN(in.b.Warmup.Nanoseconds(), t.n, t.elapsed.Nanoseconds(), n), fixed)
+	left := in.b.Warmup - spent
+	if first := min(fill(left, t, n), n); left > 0 && first > 0 {
+		return r.warmUp(in, first, n, left)
 	}
 	return nil
 }
 
-// topUp runs the op at n until left is spent, finishing a warm-up that
-// calibration did not fill.
-func (r *runner) topUp(in *instance, n int64, left time.Duration) error {
-	for runs := 0; left > 0 && runs < maxWarmUpRuns; runs++ {
+// maxStill bounds warm-up runs during which the clock did not move; real
+// runs take time and end the warm-up.
+const maxStill = 1000
+
+// warmUp runs the op, untimed, until d has passed: from first iterations,
+// each later run sized to fill what is left at the pace of the last one,
+// growing at most 100x a step and never beyond most. It stops within
+// d/20 of d, or when even one iteration would overshoot d by more than it
+// falls short, so that a warm-up lasts what it was set to.
+func (r *runner) warmUp(in *instance, first, most int64, d time.Duration) error {
+	start := r.cfg.now()
+	for n, still := first, 0; n > 0 && still < maxStill; {
 		t, err := r.measure(in, n, false)
 		if err != nil {
 			return err
 		}
-		left -= t.elapsed
+		left := d - r.cfg.now().Sub(start)
+		if left <= d/20 {
+			return nil
+		}
+		if t.elapsed > 0 {
+			still = 0
+		} else {
+			still++
+		}
+		n = min(fill(left, t, n), most)
 	}
 	return nil
+}
+
+// fill is the number of iterations that would last d at the pace of run t,
+// to the nearest, growing at most 100x from last (the pace of a short run
+// overstates the cost of a long one less than the reverse).
+func fill(d time.Duration, t timing, last int64) int64 {
+	grown := min(float64(last)*100, maxN)
+	if t.elapsed <= 0 {
+		return int64(grown)
+	}
+	return int64(min(math.Round(float64(d)*float64(t.n)/float64(t.elapsed)), grown))
 }
 
 // predictN is testing.B's: the n that would fill goalns at the last run's
@@ -137,22 +153,23 @@ type timing struct {
 	allocs  uint64
 }
 
-// measure runs n iterations and times them; before a timed run the
-// garbage collector may run first (see collector). The allocation counters
-// are read outside the timed region.
+// measure runs n iterations and times them. Before a timed run the
+// garbage collector may run (see collector), and the allocation counters
+// are read around it, outside the timed region; warm-up and calibration
+// runs skip both, which stop the world.
 func (r *runner) measure(in *instance, n int64, timed bool) (timing, error) {
 	expect := uint64(in.bytesPerOp * float64(n))
 	t, err := call(r, in, func(ctx context.Context) (timing, error) {
 		var before, after runtime.MemStats
 		if timed {
 			r.gc.beforeRun(expect, &before)
-		} else {
-			runtime.ReadMemStats(&before)
 		}
 		start := r.cfg.now()
 		s, err := in.op.Run(ctx, n)
 		elapsed := r.cfg.now().Sub(start)
-		runtime.ReadMemStats(&after)
+		if timed {
+			runtime.ReadMemStats(&after)
+		}
 		if err != nil {
 			return timing{}, err
 		}
@@ -169,7 +186,7 @@ func (r *runner) measure(in *instance, n int64, timed bool) (timing, error) {
 	if err == nil && t.n <= 0 {
 		err = fmt.Errorf("op did no iterations")
 	}
-	if err == nil {
+	if err == nil && timed {
 		in.bytesPerOp = float64(t.bytes) / float64(t.n)
 	}
 	return t, err

@@ -179,27 +179,45 @@ func TestCalibrationConverges(t *testing.T) {
 	}
 }
 
+// TestWarmup: warm-up runs grow from one iteration, never beyond a fixed
+// count, and last the warm-up's setting to within 10%, whatever an
+// iteration costs (unless one iteration alone is more than that), for a
+// fixed count and after "auto" calibration alike.
 func TestWarmup(t *testing.T) {
-	rec := &recorder{}
-	clock := &fakeClock{}
-	b := bench("w", 1000, &testOp{rec: rec, clock: clock, cost: time.Microsecond})
-	b.Warmup = 100 * time.Millisecond
-	Run(context.Background(), plan(b), Config{now: clock.now})
-	calls := rec.calls
-	if len(calls) < 3 || calls[0] != "w:1" {
-		t.Fatalf("calls %v: want warm-up runs growing from 1 before the timed runs", calls)
-	}
-	// Warm-up never exceeds the fixed count, and lasts at least Warmup.
-	var warm time.Duration
-	for _, c := range calls[:len(calls)-2] {
-		n := callN(c)
-		if n > 1000 {
-			t.Errorf("warm-up run of %d iterations exceeds the fixed 1000", n)
+	const warmup = 100 * time.Millisecond
+	for _, c := range []struct {
+		iterations int64 // 0: auto
+		cost       time.Duration
+	}{
+		{1000, time.Microsecond}, {1e9, time.Nanosecond}, {1e9, 3 * time.Nanosecond}, {1e6, 700 * time.Nanosecond},
+		{1e4, 50 * time.Microsecond}, {100, 7 * time.Millisecond}, {10, 30 * time.Millisecond},
+		{0, time.Nanosecond}, {0, 700 * time.Nanosecond}, {0, 50 * time.Microsecond},
+	} {
+		rec := &recorder{}
+		clock := &fakeClock{}
+		b := bench("w", c.iterations, &testOp{rec: rec, clock: clock, cost: c.cost})
+		b.Warmup = warmup
+		b.MinTime = 10 * time.Millisecond
+		out := Run(context.Background(), plan(b), Config{now: clock.now})
+		calls := rec.calls[:len(rec.calls)-b.Repeat]
+		if len(calls) < 2 || calls[0] != "w:1" {
+			t.Errorf("iterations %d, cost %v: calls %v: want warm-up runs growing from 1 before the timed runs", c.iterations, c.cost, calls)
+			continue
 		}
-		warm += time.Duration(n) * time.Microsecond
-	}
-	if warm < b.Warmup {
-		t.Errorf("warm-up lasted %v, want >= %v", warm, b.Warmup)
+		var warm time.Duration
+		for _, call := range calls {
+			n := callN(call)
+			if c.iterations > 0 && n > c.iterations {
+				t.Errorf("iterations %d, cost %v: warm-up run of %d iterations exceeds the fixed count", c.iterations, c.cost, n)
+			}
+			warm += time.Duration(n) * c.cost
+		}
+		if lo, hi := warmup*9/10, warmup*11/10; warm < lo || warm > hi {
+			t.Errorf("iterations %d, cost %v: warm-up (calibration included) lasted %v, want %v to %v (calls %v)", c.iterations, c.cost, warm, lo, hi, calls)
+		}
+		if e := out.Benchmarks[0].Error; e != "" {
+			t.Errorf("iterations %d, cost %v: %s", c.iterations, c.cost, e)
+		}
 	}
 }
 
