@@ -7,10 +7,11 @@
 # with B spending a third more CPU per request (`work`). Each is specrun's own
 # `specrun serve` in a separate process on a free loopback port, so this runs
 # on a fresh machine with nothing else installed. To compare real builds,
-# replace them with command servers:
+# replace them with command servers (path.spec is this file's directory,
+# so the spec runs the same from any directory):
 #
 #   server "a" {
-#     command = ["./app-a", "--port", "8081"]
+#     command = ["${path.spec}/app-a", "--port", "8081"]
 #     ready   = "http://127.0.0.1:8081/health"
 #   }
 

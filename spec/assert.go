@@ -66,13 +66,13 @@ func (l *loader) resolveRefs(a *Assert) {
 	for _, t := range a.value.Variables() {
 		root := t.RootName()
 		switch root {
-		case "var", "local":
+		case "var", "local", "path":
 			continue
 		case "benchmark", "baseline":
 		default:
 			l.errorf(t.SourceRange().Ptr(), "Unknown variable",
-				"An assert's value can read benchmark.NAME, baseline.NAME, var.NAME and local.NAME; there is no %q.%s",
-				root, didYouMean(root, []string{"benchmark", "baseline", "var", "local"}))
+				"An assert's value can read benchmark.NAME, baseline.NAME, var.NAME, local.NAME and path.NAME; there is no %q.%s",
+				root, didYouMean(root, []string{"benchmark", "baseline", "var", "local", "path"}))
 			continue
 		}
 		if len(t) < 2 {
@@ -202,7 +202,6 @@ func (a *Assert) Evaluate(cur, base Metrics) (float64, error) {
 		}
 	}
 	ctx := a.ctx.NewChild()
-	ctx.Functions = functions
 	ctx.Variables = map[string]cty.Value{
 		"benchmark": metricsObject(cur),
 		"baseline":  metricsObject(base),

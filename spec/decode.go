@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // Suite defaults, as DESIGN.md fixes them.
@@ -51,10 +52,12 @@ var rootSchema = &hcl.BodySchema{
 // loader carries the state of one LoadFiles: what is evaluated so far and
 // the diagnostics gathered.
 type loader struct {
-	opts   Options
-	parser *hclparse.Parser
-	plan   *Plan
-	diags  hcl.Diagnostics
+	opts      Options
+	parser    *hclparse.Parser
+	plan      *Plan
+	diags     hcl.Diagnostics
+	functions map[string]function.Function // functions and file()
+	path      cty.Value                    // path.spec, path.cwd
 
 	vars    map[string]cty.Value
 	locals  map[string]cty.Value
@@ -181,11 +184,12 @@ func (l *loader) checkName(b *hcl.Block, kind string, seen map[string]hcl.Range)
 }
 
 // ctx is the evaluation context of most attributes: variables, locals,
-// servers, the standard functions, and param when given.
+// path, servers, the standard functions and file(), and param when given.
 func (l *loader) ctx(params map[string]cty.Value) *hcl.EvalContext {
 	vars := map[string]cty.Value{
 		"var":   cty.ObjectVal(l.vars),
 		"local": cty.ObjectVal(l.locals),
+		"path":  l.path,
 	}
 	if l.servers != nil {
 		vars["server"] = cty.ObjectVal(l.servers)
@@ -193,7 +197,7 @@ func (l *loader) ctx(params map[string]cty.Value) *hcl.EvalContext {
 	if params != nil {
 		vars["param"] = cty.ObjectVal(params)
 	}
-	return &hcl.EvalContext{Variables: vars, Functions: functions}
+	return &hcl.EvalContext{Variables: vars, Functions: l.functions}
 }
 
 var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{

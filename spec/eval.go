@@ -18,8 +18,9 @@ import (
 )
 
 // functions are the standard functions every expression sees: go-cty's
-// stdlib under Terraform's names, minus those that read the clock or
-// decode files, which would make a spec's meaning depend on when it loads.
+// stdlib under Terraform's names, minus those that read the clock, which
+// would make a spec's meaning depend on when it loads. The loader adds
+// file() (fileFunc).
 var functions = boundedFunctions(map[string]function.Function{
 	"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
 	"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,

@@ -202,3 +202,49 @@ func TestValueSizeCount(t *testing.T) {
 		t.Errorf("valueSize of {ab = \"xyz\"} = %d", n)
 	}
 }
+
+func TestPathAndFile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "label.txt"), []byte("from a file\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "bad.txt"), []byte("\xff\xfe"), 0o644)
+	os.WriteFile(filepath.Join(sub, "big.txt"), []byte(strings.Repeat("x", MaxFileBytes+1)), 0o644)
+	syscall.Mkfifo(filepath.Join(sub, "fifo"), 0o644)
+	specFile := filepath.Join(sub, "s.hcl")
+	load := func(label string) (*Plan, string) {
+		os.WriteFile(specFile, []byte("benchmark \"x\" {\n  op    = \"noop\"\n  label = "+label+"\n}\n"), 0o644)
+		plan, diags := Load([]string{specFile}, fakeOptions)
+		if !diags.HasErrors() {
+			return plan, ""
+		}
+		return plan, diags.Error()
+	}
+	if plan, errs := load(`"${path.spec}|${path.cwd}"`); errs != "" {
+		t.Fatal(errs)
+	} else if cwd, _ := os.Getwd(); plan.Benchmarks[0].Label != sub+"|"+cwd {
+		t.Errorf("path.spec|path.cwd = %q, want %q", plan.Benchmarks[0].Label, sub+"|"+cwd)
+	}
+	if plan, errs := load(`trimspace(file("${path.spec}/label.txt"))`); errs != "" {
+		t.Fatal(errs)
+	} else if plan.Benchmarks[0].Label != "from a file" {
+		t.Errorf("label from file() = %q", plan.Benchmarks[0].Label)
+	}
+	for name, want := range map[string]string{
+		"bad.txt": "not UTF-8", "big.txt": "at most", "fifo": "named pipe", "missing": "no such file", ".": "a directory",
+	} {
+		if _, errs := load(`file("${path.spec}/` + name + `")`); !strings.Contains(errs, want) {
+			t.Errorf("file(%q): diagnostics %q, want %q", name, errs, want)
+		}
+	}
+	if _, errs := load(`file("/dev/zero")`); !strings.Contains(errs, "a device") {
+		t.Errorf("file(/dev/zero): diagnostics %q", errs)
+	}
+
+	// a spec stored in a result reads no file, not even one that is missing
+	src := []byte("benchmark \"x\" {\n  op    = \"noop\"\n  label = file(\"/nonexistent/secret\")\n}\n")
+	plan, diags := LoadFiles(map[string][]byte{"s.hcl": src}, []string{"s.hcl"}, fakeOptions)
+	if diags.HasErrors() || plan.Benchmarks[0].Label != "x" {
+		t.Errorf("stored spec with file(): label %q, diagnostics %q", plan.Benchmarks[0].Label, diags.Error())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -113,7 +114,7 @@ func Load(paths []string, opts Options) (*Plan, hcl.Diagnostics) {
 		// DiagnosticWriter shows snippets from Files when nothing was parsed.
 		return &Plan{Paths: paths, Files: files}, diags
 	}
-	plan, more := LoadFiles(files, paths, opts)
+	plan, more := loadFiles(files, paths, opts, true)
 	return plan, append(diags, more...)
 }
 
@@ -128,11 +129,20 @@ func unwrapPathError(err error) string {
 
 // LoadFiles is Load over sources already in memory, keyed by path: the spec
 // stored in a result. Files are read in the order of paths (a directory's
-// files sorted by name), then any others sorted by name.
+// files sorted by name), then any others sorted by name. It reads no file:
+// file() in such a spec is an unknown value.
 func LoadFiles(files map[string][]byte, paths []string, opts Options) (*Plan, hcl.Diagnostics) {
+	return loadFiles(files, paths, opts, false)
+}
+
+func loadFiles(files map[string][]byte, paths []string, opts Options, fromDisk bool) (*Plan, hcl.Diagnostics) {
+	fns := maps.Clone(functions)
+	fns["file"] = boundedFunction("file", fileFunc(fromDisk))
 	l := &loader{
-		opts:   opts,
-		parser: hclparse.NewParser(),
+		opts:      opts,
+		functions: fns,
+		path:      pathObject(paths),
+		parser:    hclparse.NewParser(),
 		plan: &Plan{
 			Paths:   paths,
 			Files:   files,
