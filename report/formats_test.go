@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,39 +261,6 @@ func TestGoBenchName(t *testing.T) {
 			t.Errorf("goBenchUnit(%q) = %q, want %q", in, got, want)
 		}
 	}
-}
-
-// FuzzReport renders every decodable result in every format, and compares
-// it with itself: odd but valid results (no runs, zero or huge figures,
-// empty labels) must give output or an error, never a panic.
-func FuzzReport(f *testing.F) {
-	for _, name := range []string{"../results/testdata/result-tiger.json", "../results/testdata/result-leopard.json"} {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add([]byte(`{"schema":"specrun.results/v1","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":0}]}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := results.Decode(data)
-		if err != nil {
-			return
-		}
-		for _, name := range Formats() {
-			rep, _, _ := Format(name, testMetrics)
-			rep.Report(io.Discard, r)
-			rep.Report(io.Discard, results.ByTime(r))
-		}
-		c, err := results.Compare([]*results.Result{r, r}, results.CompareOptions{})
-		if err != nil {
-			return
-		}
-		for _, name := range ComparisonFormats() {
-			rep, _ := ComparisonFormat(name)
-			rep.Report(io.Discard, c)
-		}
-	})
 }
 
 // synthetic returns a result whose instance name has one run per ns/op value.
