@@ -159,3 +159,25 @@ func TestStaleRunDirsAreRemoved(t *testing.T) {
 		}
 	}
 }
+
+// Start takes the Plan's settings as spec.Load settled them; it does not
+// default them again, so a server that did not come from a Plan is refused
+// rather than quietly given other values.
+func TestStartTrustsThePlan(t *testing.T) {
+	base := spec.Server{Name: "x", Command: []string{"sleep", "30"}, URL: "http://127.0.0.1:1",
+		ReadyTimeout: time.Second, Grace: time.Second, StopSignal: "TERM"}
+	noSignal, noTimeout := base, base
+	noSignal.StopSignal = "SIGTERM" // spec normalises to "TERM"; anything else is not from a Plan
+	noTimeout.ReadyTimeout = 0
+	for _, s := range []*spec.Server{&noSignal, &noTimeout} {
+		if p, err := Start(context.Background(), s, nil); err == nil {
+			p.Stop()
+			t.Errorf("Start(%+v): no error", s)
+		}
+	}
+	for _, sig := range spec.StopSignals {
+		if got, ok := spec.LookupStopSignal(sig.Name); !ok || got != sig.Signal {
+			t.Errorf("LookupStopSignal(%q) = %v, %v", sig.Name, got, ok)
+		}
+	}
+}

@@ -13,10 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,18 +23,8 @@ import (
 
 	"github.com/specrun/specrun/internal/procfs"
 	"github.com/specrun/specrun/internal/procgroup"
-	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/spec"
 )
-
-// killWait bounds the wait for a process group after KILL, which cannot be
-// ignored but can be delayed by a process stuck in the kernel.
-const killWait = 5 * time.Second
-
-var signals = map[string]syscall.Signal{
-	"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP,
-	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL,
-}
 
 // Process is a started server.
 type Process struct {
@@ -59,16 +47,19 @@ type Process struct {
 // has printed its URL; a command server's ready URL (or its URL) answers an
 // HTTP request. self runs specrun (builtin servers re-execute it as
 // `specrun serve`); of the server's output, the end is kept for messages.
-// On failure nothing is left running.
+// On failure nothing is left running. s is as spec.Load made it: its
+// ready timeout, stop signal and grace are settled there, and taken as
+// they are.
 func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error) {
-	p := &Process{Name: s.Name, URL: s.URL, sig: syscall.SIGTERM, grace: s.Grace, done: make(chan struct{})}
-	if sig, ok := signals[strings.TrimPrefix(strings.ToUpper(s.StopSignal), "SIG")]; ok {
-		p.sig = sig
+	sig, ok := spec.LookupStopSignal(s.StopSignal)
+	if !ok {
+		return nil, fmt.Errorf("start server %q: unknown stop signal %q", s.Name, s.StopSignal)
 	}
+	if s.ReadyTimeout <= 0 {
+		return nil, fmt.Errorf("start server %q: ready timeout %v is not positive", s.Name, s.ReadyTimeout)
+	}
+	p := &Process{Name: s.Name, URL: s.URL, sig: sig, grace: s.Grace, done: make(chan struct{})}
 	timeout := s.ReadyTimeout
-	if timeout <= 0 {
-		timeout = spec.DefaultReadyTimeout
-	}
 
 	var argv []string
 	if s.Builtin != "" {
@@ -302,194 +293,4 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
-}
-
-// Pool is the servers of one run. It implements ops.Env: a server starts
-// when a benchmark first asks for it, and Close stops them all.
-type Pool struct {
-	// Self is the command that runs specrun, for builtin servers; nil means
-	// os.Executable().
-	Self []string
-	// Context, when set, also bounds every start: cancelling it (the run's
-	// Ctrl-C) ends a wait for a server to become ready. Ops ask for servers
-	// while being prepared, which has no context of its own.
-	Context context.Context
-
-	defs    map[string]*spec.Server
-	tempDir string
-
-	mu       sync.Mutex
-	running  map[string]*Process
-	started  []*Process // every server this pool started, for Kill
-	failed   map[string]error
-	closed   bool
-	ownedDir bool // tempDir was made by the pool, and goes with it
-}
-
-var (
-	_ ops.Env           = (*Pool)(nil)
-	_ ops.ServerLookup  = (*Pool)(nil)
-	_ ops.ServerStopper = (*Pool)(nil)
-)
-
-// NewPool returns a pool of the plan's servers, keeping their logs in
-// tempDir (the run's temp dir; "" makes a private one, removed by Close).
-func NewPool(servers []*spec.Server, tempDir string) *Pool {
-	p := &Pool{defs: map[string]*spec.Server{}, tempDir: tempDir,
-		running: map[string]*Process{}, failed: map[string]error{}}
-	for _, s := range servers {
-		p.defs[s.Name] = s
-	}
-	return p
-}
-
-// TempDir is the run's temp dir.
-func (p *Pool) TempDir() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	dir, _ := p.dir()
-	return dir
-}
-
-func (p *Pool) dir() (string, error) {
-	if p.tempDir == "" {
-		d, err := makeRunDir("")
-		if err != nil {
-			return "", err
-		}
-		p.tempDir, p.ownedDir = d, true
-	}
-	return p.tempDir, nil
-}
-
-// Server returns the named server, starting it on first use. A server that
-// failed to start is not tried again: every benchmark on it gets the error.
-func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if pr, ok := p.running[name]; ok {
-		if pr.Exited() {
-			// A benchmark must not load whatever now answers on its port.
-			err := fmt.Errorf("server %q exited%s before this benchmark%s", name, pr.exitNote(), pr.logTail())
-			delete(p.running, name)
-			p.failed[name] = err
-			return ops.Server{}, err
-		}
-		return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
-	}
-	if err, ok := p.failed[name]; ok {
-		return ops.Server{}, err
-	}
-	if p.closed {
-		return ops.Server{}, fmt.Errorf("start server %q: the run is over", name)
-	}
-	def, ok := p.defs[name]
-	if !ok {
-		return ops.Server{}, fmt.Errorf("no server %q in this spec", name)
-	}
-	self := p.Self
-	if self == nil && def.Builtin != "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return ops.Server{}, fmt.Errorf("start server %q: find specrun: %w", name, err)
-		}
-		self = []string{exe}
-	}
-	if p.Context != nil {
-		var stop context.CancelFunc
-		ctx, stop = context.WithCancel(ctx)
-		defer stop()
-		defer context.AfterFunc(p.Context, stop)()
-	}
-	pr, err := Start(ctx, def, self)
-	if err != nil {
-		p.failed[name] = err
-		return ops.Server{}, err
-	}
-	p.running[name] = pr
-	p.started = append(p.started, pr)
-	return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
-}
-
-// StopServer stops one server once no benchmark left in the run loads it.
-func (p *Pool) StopServer(name string) error {
-	p.mu.Lock()
-	pr, ok := p.running[name]
-	delete(p.running, name)
-	p.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	return pr.Stop()
-}
-
-// Kill sends KILL to every server's process group at once, without a grace
-// period or a wait, and removes a temp dir the pool made: the way out when
-// specrun must exit now (a second Ctrl-C), even while Close is waiting.
-func (p *Pool) Kill() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
-	for _, pr := range p.started {
-		pr.group.Signal(syscall.SIGKILL)
-	}
-	if p.ownedDir {
-		os.RemoveAll(p.tempDir)
-	}
-}
-
-// ServerFor returns the command server whose base URL (or ready URL) has
-// the scheme and host of rawURL: a benchmark that loads
-// "${server.app.url}/path" loads server app.
-func (p *Pool) ServerFor(rawURL string) (string, bool) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", false
-	}
-	names := make([]string, 0, len(p.defs))
-	for name := range p.defs {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the same answer every time if two servers share a host
-	for _, name := range names {
-		def := p.defs[name]
-		for _, s := range []string{def.URL, def.Ready} {
-			if v, err := url.Parse(s); err == nil && s != "" && v.Scheme == u.Scheme && v.Host == u.Host {
-				return name, true
-			}
-		}
-	}
-	return "", false
-}
-
-// Close stops every running server, all at once so that the slowest grace
-// period bounds the wait, and removes a temp dir the pool made.
-func (p *Pool) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	running := p.running
-	p.running = map[string]*Process{}
-	p.mu.Unlock()
-
-	var wg sync.WaitGroup
-	errs := make([]error, 0, len(running))
-	var mu sync.Mutex
-	for _, pr := range running {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := pr.Stop(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if p.ownedDir {
-		if err := os.RemoveAll(p.tempDir); err != nil {
-			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))
-		}
-	}
-	return errors.Join(errs...)
 }

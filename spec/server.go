@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -23,8 +24,30 @@ const (
 // Builtins are the kinds of builtin server that `specrun serve` provides.
 var Builtins = []string{"static"}
 
-// stopSignals are the signals a server may be stopped with.
-var stopSignals = []string{"TERM", "INT", "HUP", "QUIT", "KILL"}
+// StopSignals are the signals a server may be stopped with, by the name a
+// spec gives them (without "SIG"), in the order messages list them.
+var StopSignals = []struct {
+	Name   string
+	Signal syscall.Signal
+}{{"TERM", syscall.SIGTERM}, {"INT", syscall.SIGINT}, {"HUP", syscall.SIGHUP}, {"QUIT", syscall.SIGQUIT}, {"KILL", syscall.SIGKILL}}
+
+// LookupStopSignal returns the signal a server's StopSignal names.
+func LookupStopSignal(name string) (syscall.Signal, bool) {
+	for _, s := range StopSignals {
+		if s.Name == name {
+			return s.Signal, true
+		}
+	}
+	return 0, false
+}
+
+func stopSignalNames() string {
+	names := make([]string, len(StopSignals))
+	for i, s := range StopSignals {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
 
 var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "command"}, {Name: "url"}, {Name: "ready"}, {Name: "ready_timeout"},
@@ -134,11 +157,11 @@ func (l *loader) decodeServer(b *hcl.Block) *Server {
 		var sig string
 		if l.stringAttr(attr, ctx, &sig) {
 			sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
-			if slices.Contains(stopSignals, sig) {
+			if _, ok := LookupStopSignal(sig); ok {
 				s.StopSignal = sig
 			} else {
 				l.errorf(attr.Expr.Range().Ptr(), "Unknown stop signal",
-					"Servers are stopped with one of %s; got %q.", strings.Join(stopSignals, ", "), sig)
+					"Servers are stopped with one of %s; got %q.", stopSignalNames(), sig)
 			}
 		}
 	}
