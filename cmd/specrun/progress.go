@@ -32,6 +32,19 @@ type progress struct {
 	run, runs int
 	stopped   bool
 	lastWidth int
+
+	// The group being run: instances that interleave are all started,
+	// then run round by round, so the share done is the benchmarks before
+	// the group plus each member's finished share of its runs.
+	starting bool            // the last event was a BenchmarkStart
+	before   int             // benchmarks before the group
+	group    map[string]part // the group's members
+}
+
+// part is a group member's place in the suite and its share done.
+type part struct {
+	index int
+	done  float64
 }
 
 var _ runner.Observer = (*progress)(nil)
@@ -50,6 +63,10 @@ func newProgress(stderr io.Writer) *progress {
 func (p *progress) BenchmarkStart(b *spec.Benchmark, index, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.starting {
+		p.starting, p.before, p.group = true, index-1, map[string]part{}
+	}
+	p.group[b.Name] = part{index: index}
 	p.name, p.k, p.n, p.run, p.runs = b.Name, index, total, 0, 0
 	p.draw()
 }
@@ -58,12 +75,24 @@ func (p *progress) BenchmarkStart(b *spec.Benchmark, index, total int) {
 func (p *progress) RunDone(b *spec.Benchmark, run, runs int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.name, p.run, p.runs = b.Name, run, runs
+	p.starting = false
+	m := p.group[b.Name]
+	m.done = float64(run) / float64(runs)
+	p.group[b.Name] = m
+	p.name, p.k, p.run, p.runs = b.Name, m.index, run, runs
 	p.draw()
 }
 
 // BenchmarkDone implements runner.Observer.
-func (p *progress) BenchmarkDone(*spec.Benchmark, error) {}
+func (p *progress) BenchmarkDone(b *spec.Benchmark, _ error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.starting = false
+	if m, ok := p.group[b.Name]; ok {
+		m.done = 1
+		p.group[b.Name] = m
+	}
+}
 
 // draw rewrites the line; the caller holds mu.
 func (p *progress) draw() {
@@ -78,10 +107,9 @@ func (p *progress) draw() {
 		line += "  calibrating"
 	}
 	line += "  " + clock(elapsed)
-	// The share done counts finished benchmarks and this one's finished runs.
-	done := float64(p.k - 1)
-	if p.runs > 0 {
-		done += float64(p.run) / float64(p.runs)
+	done := float64(p.before)
+	for _, m := range p.group {
+		done += m.done
 	}
 	if done > 0 {
 		left := time.Duration(float64(elapsed) * (float64(p.n) - done) / done)

@@ -43,3 +43,31 @@ func TestNoProgressOffTerminal(t *testing.T) {
 	var nilProgress *progress
 	nilProgress.finish() // must not panic
 }
+
+// TestProgressInterleaved: a group of interleaved instances is started as
+// a whole and then run round by round; the estimate counts each member's
+// finished runs, not the last one started as if the others were done.
+func TestProgressInterleaved(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, start: time.Now().Add(-60 * time.Second)}
+	var group []*spec.Benchmark
+	for _, name := range []string{"gzip/level=1", "gzip/level=6", "gzip/level=9", "zstd"} {
+		group = append(group, &spec.Benchmark{Name: name})
+	}
+	for i, b := range group {
+		p.BenchmarkStart(b, i+1, 4)
+	}
+	// One round of 10 done by all four: a tenth of the suite in 60 s.
+	for _, b := range group {
+		buf.Reset()
+		p.RunDone(b, 1, 10)
+	}
+	if got, want := buf.String(), "\r[4/4] zstd  run 1/10  1:00, ~9:00 left"; !strings.HasPrefix(got, want) {
+		t.Errorf("after the first round: %q, want %q", got, want)
+	}
+	buf.Reset()
+	p.RunDone(group[0], 2, 10)
+	if got, want := buf.String(), "\r[1/4] gzip/level=1  run 2/10"; !strings.HasPrefix(got, want) {
+		t.Errorf("a run of the first member: %q, want it named as [1/4]", got)
+	}
+}
