@@ -35,6 +35,16 @@ func (r *runner) fixedN(in *instance) (int64, error) {
 	return max(int64(n), 1), nil
 }
 
+// minTime is how long a calibrated run lasts: the spec's min_time times
+// Scale, so that --scale shortens a quick rerun of "auto" benchmarks too.
+func (r *runner) minTime(in *instance) (time.Duration, error) {
+	d := math.Round(float64(in.b.MinTime) * r.cfg.Scale)
+	if !(d < math.MaxInt64) {
+		return 0, fmt.Errorf("min_time %v scaled by %g is beyond the longest duration", in.b.MinTime, r.cfg.Scale)
+	}
+	return max(time.Duration(d), 1), nil
+}
+
 // calibrate warms the op up and settles the iteration count. An op whose
 // runs last a set time warms up once, for Warmup. With a fixed count,
 // warm-up runs grow from one iteration towards it until Warmup is spent.
@@ -64,7 +74,10 @@ func (r *runner) calibrate(in *instance) error {
 		}
 		return r.warmUp(in, 1, fixed, in.b.Warmup)
 	}
-	goal := in.b.MinTime
+	goal, err := r.minTime(in)
+	if err != nil {
+		return err
+	}
 	n := int64(1)
 	t, err := r.measure(in, n, false)
 	spent := t.elapsed

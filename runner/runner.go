@@ -30,7 +30,7 @@ const ShortRun = 100 * time.Microsecond
 // plan as written.
 type Config struct {
 	Filter *regexp.Regexp // instance names to run; nil runs all
-	Scale  float64        // multiplies fixed iteration counts (never below 1); 0 means 1
+	Scale  float64        // multiplies fixed iteration counts (never below 1) and the min_time of "auto" ones; 0 means 1
 	Repeat int            // overrides every benchmark's repeat when > 0
 	Env    ops.Env        // servers and the temp dir; nil gives a private temp dir and no servers
 	// Observer is told of progress (benchmark k of n, run r of R); nil is silent.

@@ -728,3 +728,24 @@ func numGC() uint32 {
 	runtime.ReadMemStats(&ms)
 	return ms.NumGC
 }
+
+// TestScaleShortensCalibratedRuns: --scale multiplies the min_time of an
+// "auto" benchmark as it multiplies a fixed count, so that a quick rerun
+// is quick for both.
+func TestScaleShortensCalibratedRuns(t *testing.T) {
+	for _, scale := range []float64{0.1, 1, 3} {
+		clock := &fakeClock{}
+		b := bench("auto", 0, &testOp{rec: &recorder{}, clock: clock, cost: 700 * time.Nanosecond})
+		b.MinTime = 200 * time.Millisecond
+		out := Run(context.Background(), plan(b), Config{now: clock.now, Scale: scale})
+		goal := time.Duration(float64(b.MinTime) * scale)
+		if run := time.Duration(out.Benchmarks[0].Runs[0].TotalNs); run < goal || run > goal*3/2 {
+			t.Errorf("scale %g: a calibrated run lasts %v, want about %v", scale, run, goal)
+		}
+	}
+	b := bench("auto", 0, &testOp{rec: &recorder{}})
+	out := Run(context.Background(), plan(b), Config{Scale: 1e300})
+	if e := out.Benchmarks[0].Error; !strings.Contains(e, "beyond the longest duration") {
+		t.Errorf("scale 1e300: error %q, want one about the duration", e)
+	}
+}

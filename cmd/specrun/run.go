@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -42,11 +43,12 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	var sf specFlags
 	sf.register(fs)
 	filter := fs.String("filter", "", "run only the instances whose name matches `REGEX` (\"memcpy/size=16B\")")
-	scale := fs.Float64("scale", 1, "multiply fixed iteration counts by `F` (never below 1), for quick reruns")
+	scale := fs.Float64("scale", 1, "multiply fixed iteration counts (never below 1) and the min_time of \"auto\" benchmarks by `F`, for quick reruns")
 	repeat := fs.Int("repeat", 0, "do `N` timed runs of every benchmark, overriding the spec")
 	label := fs.String("label", "", "the `TEXT` this run is known by in comparisons (default: the hostname)")
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
-	outDir := fs.String("out", "results", "write the JSON result and the Markdown table into `DIR`")
+	outDir := fs.String("out", "specrun-results", "write the JSON result and the Markdown table into `DIR`")
+	resultFile := fs.String("result", "", "write the JSON result to exactly `FILE.json`, and the Markdown table beside it as FILE.md (instead of --out)")
 	format := fs.String("format", "md", "print `FORMAT` on stdout: "+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
@@ -99,16 +101,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// The output is checked before the run, so that a directory that
 	// cannot take the files is found before minutes of benchmarks rather
 	// than after.
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		return usageError("--out: %v", err)
-	}
-	if err := atomicfile.Probe(*outDir); err != nil {
-		return usageError("--out: cannot write result files there: %v", err)
-	}
 	started := time.Now().UTC()
-	names := resultNames{dir: *outDir, base: resultBase(plan.Suite.Name, *label, started), force: *force}
-	if _, err := names.free(0); err != nil {
-		return usageError("--out: %v", err)
+	names, err := outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
+	if err != nil {
+		return err
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -229,10 +225,47 @@ func resultBase(suite, label string, started time.Time) string {
 
 // resultNames picks the names of a run's .json and .md in dir. Without
 // force, a name that is taken (by an earlier run in the same second, say)
-// gets a counter, base-2, base-3, ..., rather than an error.
+// gets a counter, base-2, base-3, ..., rather than an error; an exact name
+// (--result) gets none.
 type resultNames struct {
 	dir, base string
 	force     bool
+	exact     bool
+}
+
+// outputNames checks, before anything runs, that the result files can be
+// written where --out or --result says: the directory exists (or is made)
+// and takes files, and the names are free.
+func outputNames(fs *flag.FlagSet, outDir, resultFile, base string, force bool) (resultNames, error) {
+	flagName := "--out"
+	names := resultNames{dir: outDir, base: base, force: force}
+	if isSet(fs, "result") {
+		if isSet(fs, "out") {
+			return names, usageError("--out and --result both say where to write; give one")
+		}
+		stem, ok := strings.CutSuffix(resultFile, ".json")
+		if !ok || filepath.Base(stem) == "" || filepath.Base(stem) == "." {
+			return names, usageError("--result %q: want a FILE.json", resultFile)
+		}
+		flagName = "--result"
+		names = resultNames{dir: filepath.Dir(stem), base: filepath.Base(stem), force: force, exact: true}
+	}
+	if err := os.MkdirAll(names.dir, 0o755); err != nil {
+		return names, usageError("%s: %v", flagName, err)
+	}
+	if err := atomicfile.Probe(names.dir); err != nil {
+		return names, usageError("%s: cannot write result files in %s: %v", flagName, names.dir, err)
+	}
+	if _, err := names.free(0); err != nil {
+		return names, usageError("%s: %v", flagName, err)
+	}
+	return names, nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // maxNameTries bounds the counter: beyond it something other than a busy
@@ -242,7 +275,11 @@ const maxNameTries = 1000
 // free is the first stem (the path without extension), from try on, whose
 // .json and .md are both free, and the try that gave it.
 func (n resultNames) free(from int) (stem string, err error) {
-	for try := from; try < maxNameTries; try++ {
+	tries := maxNameTries
+	if n.exact {
+		tries = 1
+	}
+	for try := from; try < tries; try++ {
 		stem = n.stem(try)
 		if n.force {
 			return stem, nil
@@ -260,6 +297,9 @@ func (n resultNames) free(from int) (stem string, err error) {
 		if !taken {
 			return stem, nil
 		}
+	}
+	if n.exact {
+		return "", fmt.Errorf("%s.json or .md exists (use --force to replace it)", n.stem(0))
 	}
 	return "", fmt.Errorf("%s: %d result files of this name exist already", n.stem(0), maxNameTries)
 }
