@@ -33,11 +33,11 @@ var dependentParam = param.Param{Name: "dependent", Type: param.Bool, Default: f
 func init() {
 	Register(&Def{
 		Name: "int.div",
-		Doc: "One iteration is one 64-bit signed integer division (IDIV) by a value loaded from memory. " +
-			"By default the loop counter is divided and the quotients summed: the divisions are " +
-			"independent, so this is the divider's throughput. With dependent = true each quotient " +
-			"divides a constant in the next iteration (x = c / x: a 54-bit dividend, a 27-bit divisor), and this is " +
-			"its latency.",
+		Doc: "One iteration is one 64-bit signed integer division (IDIV): by default independent " +
+			"divisions, the divider's throughput; with dependent = true a chain, its latency. " +
+			"Independent: the loop counter is divided by a divisor loaded from memory and the " +
+			"quotients summed. Chained: each quotient divides a constant in the next iteration " +
+			"(x = c / x: a 54-bit dividend, a 27-bit divisor).",
 		Classic: "Integer division",
 		Params:  []param.Param{dependentParam},
 		New: func(p param.Values, _ Env) (Op, error) {
@@ -49,11 +49,11 @@ func init() {
 	})
 	Register(&Def{
 		Name: "float.div",
-		Doc: "One iteration is one float64 division (DIVSD). By default a running float counter is " +
-			"divided by a divisor loaded from memory and the quotients summed: the divisions are " +
-			"independent, so this is the divider's throughput (the classic table's loop). With " +
-			"dependent = true each quotient divides the divisor in the next iteration (x = d / x), " +
-			"and this is its latency.",
+		Doc: "One iteration is one float64 division (DIVSD): by default independent divisions, the " +
+			"divider's throughput (the classic table's loop); with dependent = true a chain, its " +
+			"latency. Independent: a running float counter is divided by a divisor loaded from " +
+			"memory and the quotients summed. Chained: each quotient divides the divisor in the " +
+			"next iteration (x = d / x).",
 		Classic: "Floating-point division",
 		Params:  []param.Param{dependentParam},
 		New: func(p param.Values, _ Env) (Op, error) {

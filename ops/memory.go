@@ -54,8 +54,9 @@ func init() {
 		Doc: "One iteration allocates a zeroed []byte of size bytes on the heap (it escapes to a " +
 			"package variable) and drops the previous one; the garbage collector's share of the cost " +
 			"falls inside the timed runs and is reported. Large sizes also pay for page faults when " +
-			"the heap takes fresh memory from the OS, so their first run is slow: warm up.",
-		Classic: "16 byte malloc/free; 16MB malloc/free",
+			"the heap takes fresh memory from the OS, so their first run is slow: warm up. This is " +
+			"Go's garbage-collected allocation, not C's malloc and free: c.malloc (a libc build) is that.",
+		Classic: "16 byte malloc/free; 16MB malloc/free (as Go allocates: zeroed, collected later; c.malloc is C's)",
 		Params:  []param.Param{sizeParam(16, "bytes allocated per iteration")},
 		Metrics: gcMetrics,
 		// The collector lets the heap grow to twice the live one (GOGC=100).
