@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,11 +198,14 @@ func TestGoBenchParses(t *testing.T) {
 			t.Errorf("benchfmt: %v", rec)
 		case *benchfmt.Result:
 			name := "Benchmark" + string(rec.Name.Full())
-			ns, ok := rec.Value("sec/op")
-			if !ok {
+			if _, ok := rec.Value("sec/op"); !ok {
 				t.Errorf("%s: no sec/op value in %v", name, rec.Values)
 			}
-			got[name] = append(got[name], ns*1e9)
+			for _, v := range rec.Values {
+				if v.OrigUnit == "ns/op" {
+					got[name] = append(got[name], v.OrigValue) // as written, before benchfmt's scaling
+				}
+			}
 			if rec.GetConfig("goarch") != "amd64" || rec.GetConfig("label") != "tiger" || rec.GetConfig("cpu") != r.Environment.CPUModel {
 				t.Errorf("%s: configuration goarch=%q label=%q cpu=%q", name, rec.GetConfig("goarch"), rec.GetConfig("label"), rec.GetConfig("cpu"))
 			}
@@ -231,7 +234,7 @@ func TestGoBenchParses(t *testing.T) {
 			continue
 		}
 		for i, ns := range runs {
-			if math.Abs(ns-b.Runs[i].NsPerOp) > 1e-3*b.Runs[i].NsPerOp {
+			if ns != b.Runs[i].NsPerOp {
 				t.Errorf("%s run %d: %v ns/op, want %v", b.Name, i+1, ns, b.Runs[i].NsPerOp)
 			}
 		}
@@ -291,5 +294,27 @@ func TestSVGExtremeFigures(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("rendering extreme figures did not finish")
+	}
+}
+
+// gobench writes every figure as exactly as the result holds it, so that
+// benchstat's U test sees the runs specrun compare sees (rounded runs tie).
+func TestGoBenchKeepsEveryDigit(t *testing.T) {
+	want := []float64{28.912345678, 28.912345679, 0.0001234567, 1234567.891, 3e-9, 4.5e22}
+	var nss []float64
+	r := synthetic(map[string][]float64{"a": want})
+	out := render(t, GoBench{}, r)
+	br := benchfmt.NewReader(bytes.NewReader(out), "digits.txt")
+	for br.Scan() {
+		if rec, ok := br.Result().(*benchfmt.Result); ok {
+			for _, v := range rec.Values {
+				if v.OrigUnit == "ns/op" {
+					nss = append(nss, v.OrigValue)
+				}
+			}
+		}
+	}
+	if !slices.Equal(nss, want) {
+		t.Errorf("read back %v, want %v:\n%s", nss, want, out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -146,20 +147,14 @@ func oneWord(s string, sep rune) string {
 	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
-// goBenchFloat writes a figure with the precision go test uses: about four
-// significant digits, never an exponent for ordinary benchmark values.
+// goBenchFloat writes a figure exactly: the shortest decimal that reads
+// back as the same float64, without an exponent in the range benchmark
+// figures take. go test rounds to about four digits, but rounded runs tie,
+// and ties move the Mann-Whitney U test's p-value away from the one
+// specrun compare computes on the same runs.
 func goBenchFloat(v float64) string {
-	switch y := math.Abs(v); {
-	case y == 0:
-		return "0"
-	case y >= 99.995:
-		return fmt.Sprintf("%.1f", v)
-	case y >= 9.9995:
-		return fmt.Sprintf("%.2f", v)
-	case y >= 0.99995:
-		return fmt.Sprintf("%.3f", v)
-	case y >= 0.0099995:
-		return fmt.Sprintf("%.4f", v)
+	if y := math.Abs(v); y != 0 && (y < 1e-6 || y >= 1e21) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	return fmt.Sprintf("%.6g", v)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
