@@ -76,8 +76,8 @@ func bench(name string, iterations int64, op *testOp) *spec.Benchmark {
 	block, _, _ := strings.Cut(name, "/")
 	op.name = name
 	return &spec.Benchmark{
-		Name: name, Block: block, Label: name, Iterations: iterations, Repeat: 2,
-		MinTime: spec.DefaultMinTime, Timeout: spec.DefaultTimeout,
+		Name: name, Block: block, Label: name, Iterations: iterations,
+		Timing: spec.Timing{Repeat: 2, MinTime: spec.DefaultMinTime, Timeout: spec.DefaultTimeout},
 		Params: param.Values{},
 		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
 			return op, nil
@@ -246,7 +246,7 @@ func TestFaultsAreRecordedAndTheSuiteGoesOn(t *testing.T) {
 	}
 	bs[2].Timeout = 50 * time.Millisecond
 	bs[3].Timeout = 50 * time.Millisecond
-	bs = append(bs, &spec.Benchmark{Name: "cannot-prepare", Block: "cannot-prepare", Repeat: 1, Iterations: 1, Timeout: spec.DefaultTimeout,
+	bs = append(bs, &spec.Benchmark{Name: "cannot-prepare", Block: "cannot-prepare", Iterations: 1, Timing: spec.Timing{Repeat: 1, Timeout: spec.DefaultTimeout},
 		Op: &ops.Def{Name: "test", New: func(param.Values, ops.Env) (ops.Op, error) {
 			return nil, errors.New("no such thing")
 		}}})

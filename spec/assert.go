@@ -16,32 +16,34 @@ var assertSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "description"}, {Name: "value", Required: true}, {Name: "min"}, {Name: "max"},
 }}
 
-func (l *loader) decodeAssert(b *hcl.Block) *Assert {
+// decodeAssertBlock decodes an assert block, keeping its value expression
+// to be evaluated against results.
+func (l *loader) decodeAssertBlock(b *hcl.Block) (*Assert, hcl.Diagnostics) {
+	d := l.fresh()
 	content, diags := b.Body.Content(assertSchema)
-	l.diags = append(l.diags, diags...)
+	d.diags = append(d.diags, diags...)
 	if diags.HasErrors() {
-		return nil
+		return nil, d.diags
 	}
 	attrs := content.Attributes
-	ctx := l.ctx(nil)
+	ctx := d.ctx(nil)
 	a := &Assert{Name: b.Labels[0], DeclRange: b.DefRange, value: attrs["value"].Expr, ctx: ctx}
-	before := len(l.diags)
-	l.stringAttr(attrs["description"], ctx, &a.Description)
-	a.Min = l.boundAttr(attrs["min"], ctx)
-	a.Max = l.boundAttr(attrs["max"], ctx)
+	d.stringAttr(attrs["description"], ctx, &a.Description)
+	a.Min = d.boundAttr(attrs["min"], ctx)
+	a.Max = d.boundAttr(attrs["max"], ctx)
 	if attrs["min"] == nil && attrs["max"] == nil {
-		l.errorf(b.DefRange.Ptr(), "Missing bound",
+		d.errorf(b.DefRange.Ptr(), "Missing bound",
 			"Assert %q needs \"min\", \"max\" or both: the value is checked against them.", a.Name)
 	}
 	if a.Min != nil && a.Max != nil && *a.Min > *a.Max {
-		l.errorf(attrs["max"].Expr.Range().Ptr(), "Impossible bounds",
+		d.errorf(attrs["max"].Expr.Range().Ptr(), "Impossible bounds",
 			"The max of assert %q (%g) is below its min (%g), so it could never pass.", a.Name, *a.Max, *a.Min)
 	}
-	l.resolveRefs(a)
-	if l.diags[before:].HasErrors() {
-		return nil
+	d.resolveRefs(a)
+	if d.diags.HasErrors() {
+		return nil, d.diags
 	}
-	return a
+	return a, d.diags
 }
 
 func (l *loader) boundAttr(attr *hcl.Attribute, ctx *hcl.EvalContext) *float64 {
@@ -165,9 +167,6 @@ func listSome(items []string, n int) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// Expr returns the value expression, for reports that point at its source.
-func (a *Assert) Expr() hcl.Expression { return a.value }
 
 // Evaluate computes the assertion's value from this run's metrics and a
 // baseline's (nil when there is none). Each instance is an object of its

@@ -25,50 +25,24 @@ type axis struct {
 	names  []string
 }
 
-func (l *loader) decodeBenchmark(b *hcl.Block) {
+// decodeBenchmarkBlock decodes a benchmark block into its instances, one
+// per matrix point, and what asserts need to know about the block.
+func (l *loader) decodeBenchmarkBlock(b *hcl.Block) ([]*Benchmark, *blockInfo, hcl.Diagnostics) {
+	d := l.fresh()
 	name := b.Labels[0]
 	info := &blockInfo{declRange: b.DefRange, broken: true}
-	l.blocks[name] = info
-
-	head, _, diags := b.Body.PartialContent(&hcl.BodySchema{Attributes: benchmarkAttrs[:1]})
-	l.diags = append(l.diags, diags...)
-	opAttr := head.Attributes["op"]
-	if opAttr == nil {
-		return
+	def := d.decodeOp(b)
+	if def == nil {
+		return nil, info, d.diags
 	}
-	var opName string
-	if !l.stringAttr(opAttr, l.ctx(nil), &opName) {
-		return
-	}
-	if opName == "" {
-		l.errorf(opAttr.Expr.Range().Ptr(), "Missing op", "Benchmark %q needs an op to time, such as op = \"noop\".", name)
-		return
-	}
-	def, ok := l.opts.lookup(opName)
-	if !ok {
-		l.errorf(opAttr.Expr.Range().Ptr(), "Unknown op",
-			"There is no op named %q.%s Run \"specrun ops\" to list them.", opName, didYouMean(opName, l.opts.opNames()))
-		return
-	}
-
-	schema := &hcl.BodySchema{
-		Attributes: append([]hcl.AttributeSchema{}, benchmarkAttrs...),
-		Blocks:     []hcl.BlockHeaderSchema{{Type: "matrix"}},
-	}
-	for _, p := range def.Params {
-		if !isBenchmarkAttr(p.Name) {
-			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: p.Name})
-		}
-	}
-	content, diags := b.Body.Content(schema)
-	l.diags = append(l.diags, diags...)
+	content, diags := b.Body.Content(benchmarkSchema(def))
+	d.diags = append(d.diags, diags...)
 	if diags.HasErrors() {
-		return
+		return nil, info, d.diags
 	}
-
-	axes, ok := l.decodeMatrix(name, content.Blocks)
+	axes, ok := d.decodeMatrix(name, content.Blocks)
 	if !ok {
-		return
+		return nil, info, d.diags
 	}
 	info.matrix = len(axes) > 0
 	info.metrics = metricNames(def)
@@ -81,60 +55,111 @@ func (l *loader) decodeBenchmark(b *hcl.Block) {
 		}
 	}
 	if l.count+total > MaxInstances {
-		l.errorf(b.DefRange.Ptr(), "Too many benchmark instances",
+		d.errorf(b.DefRange.Ptr(), "Too many benchmark instances",
 			"Benchmark %q would bring the spec over %d instances (the block alone has %s). Use fewer matrix values or split the spec.",
 			name, MaxInstances, productText(axes))
-		return
+		return nil, info, d.diags
 	}
-	l.count += total
 
 	if _, set := content.Attributes["iterations"]; set && def.Iterations != nil {
-		l.warnf(content.Attributes["iterations"].NameRange.Ptr(), "Iterations ignored",
+		d.warnf(content.Attributes["iterations"].NameRange.Ptr(), "Iterations ignored",
 			"Op %q fixes the iteration count of a run from its parameters, so \"iterations\" has no effect.", def.Name)
 	}
 
-	idx := make([]int, len(axes))
+	var bms []*Benchmark
 	seen := map[string][]Axis{}
-	before := len(l.diags)
-	for {
-		params := map[string]cty.Value{}
-		var key []string
-		var point []Axis
-		for i, a := range axes {
-			params[a.key] = a.values[idx[i]]
-			key = append(key, a.key+"="+a.names[idx[i]])
-			point = append(point, Axis{Key: a.key, Value: a.names[idx[i]]})
-		}
-		instName := name
-		if len(key) > 0 {
-			instName = name + "/" + strings.Join(key, "/")
+	for _, pt := range expand(axes) {
+		instName, ctx := name, d.ctx(nil)
+		if len(axes) > 0 {
+			instName = name + "/" + pt.key
 			if prev, dup := seen[instName]; dup {
-				l.errorf(content.Blocks[0].DefRange.Ptr(), "Duplicate instance name",
+				d.errorf(content.Blocks[0].DefRange.Ptr(), "Duplicate instance name",
 					"The matrix points %s and %s of benchmark %q are both named %q, since their values hold \"/\" or \"=\". Change one of the values.",
-					pointText(prev), pointText(point), name, instName)
-				if !advance(idx, axes) {
-					break
-				}
+					pointText(prev), pointText(pt.axes), name, instName)
 				continue
 			}
-			seen[instName] = point
-			info.instances = append(info.instances, strings.Join(key, "/"))
+			seen[instName] = pt.axes
+			info.instances = append(info.instances, pt.key)
+			ctx = d.ctx(pt.params)
 		}
-		var ctx *hcl.EvalContext
-		if len(axes) > 0 {
-			ctx = l.ctx(params)
-		} else {
-			ctx = l.ctx(nil)
-		}
-		bm := l.decodeInstance(instName, name, def, content.Attributes, ctx)
-		bm.Matrix = point
+		bm, diags := d.decodeInstance(instName, name, def, content.Attributes, ctx)
+		d.diags = append(d.diags, diags...)
+		bm.Matrix = pt.axes
 		bm.DeclRange = b.DefRange
-		l.plan.Benchmarks = append(l.plan.Benchmarks, bm)
-		if !advance(idx, axes) {
-			break
+		bms = append(bms, bm)
+	}
+	info.broken = d.diags.HasErrors()
+	return bms, info, d.diags
+}
+
+// decodeOp reads a benchmark's op attribute and looks the op up; nil when
+// it is missing or unknown (reported).
+func (l *loader) decodeOp(b *hcl.Block) *ops.Def {
+	head, _, diags := b.Body.PartialContent(&hcl.BodySchema{Attributes: benchmarkAttrs[:1]})
+	l.diags = append(l.diags, diags...)
+	opAttr := head.Attributes["op"]
+	if opAttr == nil {
+		return nil
+	}
+	var opName string
+	if !l.stringAttr(opAttr, l.ctx(nil), &opName) {
+		return nil
+	}
+	if opName == "" {
+		l.errorf(opAttr.Expr.Range().Ptr(), "Missing op", "Benchmark %q needs an op to time, such as op = \"noop\".", b.Labels[0])
+		return nil
+	}
+	def, ok := l.opts.lookup(opName)
+	if !ok {
+		l.errorf(opAttr.Expr.Range().Ptr(), "Unknown op",
+			"There is no op named %q.%s Run \"specrun ops\" to list them.", opName, didYouMean(opName, l.opts.opNames()))
+		return nil
+	}
+	return def
+}
+
+// benchmarkSchema is what a benchmark block of op def may hold: the
+// attributes every benchmark has, the op's parameters, and a matrix.
+func benchmarkSchema(def *ops.Def) *hcl.BodySchema {
+	schema := &hcl.BodySchema{
+		Attributes: append([]hcl.AttributeSchema{}, benchmarkAttrs...),
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "matrix"}},
+	}
+	for _, p := range def.Params {
+		if !isBenchmarkAttr(p.Name) {
+			schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: p.Name})
 		}
 	}
-	info.broken = l.diags[before:].HasErrors()
+	return schema
+}
+
+// point is one point of a matrix: its axes in declaration order, its
+// key ("size=16B/atomic=true") and the values param.* binds.
+type point struct {
+	axes   []Axis
+	key    string
+	params map[string]cty.Value
+}
+
+// expand lists the points of the matrix axes, the last key varying
+// fastest, as Go's sub-benchmarks nest; one empty point without axes.
+func expand(axes []axis) []point {
+	var points []point
+	idx := make([]int, len(axes))
+	for {
+		pt := point{params: map[string]cty.Value{}}
+		var key []string
+		for i, a := range axes {
+			pt.params[a.key] = a.values[idx[i]]
+			key = append(key, a.key+"="+a.names[idx[i]])
+			pt.axes = append(pt.axes, Axis{Key: a.key, Value: a.names[idx[i]]})
+		}
+		pt.key = strings.Join(key, "/")
+		points = append(points, pt)
+		if !advance(idx, axes) {
+			return points
+		}
+	}
 }
 
 // advance moves the odometer idx to the next matrix point, the last key
@@ -295,22 +320,18 @@ func matrixName(v cty.Value) (string, bool) {
 
 // decodeInstance evaluates one instance's attributes with param bound to
 // its matrix point.
-func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attributes, ctx *hcl.EvalContext) *Benchmark {
-	s := l.plan.Suite
+func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attributes, ctx *hcl.EvalContext) (*Benchmark, hcl.Diagnostics) {
+	d := l.fresh()
 	bm := &Benchmark{
 		Name: name, Block: block, Label: name, Op: def, Params: map[string]any{},
-		Repeat: s.Repeat, Warmup: s.Warmup, MinTime: s.MinTime, Timeout: s.Timeout,
-		Interleave: def.Interleave,
+		Timing: l.plan.Suite.Timing, Interleave: def.Interleave,
 	}
-	l.nameAttr(attrs["label"], ctx, &bm.Label)
-	l.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
-	l.countAttr(attrs["repeat"], ctx, &bm.Repeat)
-	l.durationAttr(attrs["warmup"], ctx, false, &bm.Warmup)
-	l.durationAttr(attrs["min_time"], ctx, true, &bm.MinTime)
-	l.durationAttr(attrs["timeout"], ctx, true, &bm.Timeout)
-	l.boolAttr(attrs["interleave"], ctx, &bm.Interleave)
+	d.nameAttr(attrs["label"], ctx, &bm.Label)
+	d.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
+	d.decodeTiming(attrs, ctx, &bm.Timing)
+	d.boolAttr(attrs["interleave"], ctx, &bm.Interleave)
 
-	paramDiags := len(l.diags)
+	params := d.fresh()
 	for _, p := range def.Params {
 		if isBenchmarkAttr(p.Name) {
 			continue
@@ -318,7 +339,7 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 		attr := attrs[p.Name]
 		if attr == nil {
 			if p.Required {
-				l.errorf(attrs["op"].Range.Ptr(), "Missing required parameter",
+				params.errorf(attrs["op"].Range.Ptr(), "Missing required parameter",
 					"Op %q needs parameter %q (%s): %s", def.Name, p.Name, p.Type, p.Doc)
 			} else if p.Default != nil {
 				bm.Params[p.Name] = p.Default
@@ -326,37 +347,38 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 			continue
 		}
 		v, diags := evaluate(attr.Expr, ctx)
-		l.diags = append(l.diags, diags...)
+		params.diags = append(params.diags, diags...)
 		if diags.HasErrors() || !v.IsWhollyKnown() {
 			continue
 		}
 		if v.IsNull() {
 			if p.Required {
-				l.errorf(attr.Expr.Range().Ptr(), "Missing required parameter",
+				params.errorf(attr.Expr.Range().Ptr(), "Missing required parameter",
 					"Op %q needs parameter %q (%s), and it is null here.", def.Name, p.Name, p.Type)
 			} else if p.Default != nil {
 				bm.Params[p.Name] = p.Default
 			}
 			continue
 		}
-		gv, perr := paramValue(p, v)
-		if perr != nil {
-			l.errorf(attr.Expr.Range().Ptr(), perr.summary, "%s", perr.detail)
-			continue
+		gv, diags := paramValue(p, v, attr.Expr.Range())
+		params.diags = append(params.diags, diags...)
+		if !diags.HasErrors() {
+			bm.Params[p.Name] = gv
 		}
-		bm.Params[p.Name] = gv
 	}
+	d.diags = append(d.diags, params.diags...)
+
 	// What the op can tell about its parameters before anything runs.
-	if !l.diags[paramDiags:].HasErrors() {
+	if !params.diags.HasErrors() {
 		for _, perr := range def.Validate(bm.Params) {
 			subject := attrs["op"].Expr.Range().Ptr()
 			if attr := attrs[perr.Param]; attr != nil {
 				subject = attr.Expr.Range().Ptr()
 			}
-			l.errorf(subject, perr.Summary, "%s.", perr.Err)
+			d.errorf(subject, perr.Summary, "%s.", perr.Err)
 		}
 	}
-	return bm
+	return bm, d.diags
 }
 
 // iterationsAttr decodes "auto" (0) or a whole number of at least one.

@@ -12,7 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// Suite defaults, as DESIGN.md fixes them.
+// Suite defaults: what a spec gets without a suite block.
 const (
 	DefaultRepeat  = 3
 	DefaultWarmup  = 100 * time.Millisecond
@@ -133,7 +133,9 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		if !l.checkName(b, "server", names) {
 			continue
 		}
-		if s := l.decodeServer(b); s != nil {
+		s, diags := l.decodeServerBlock(b)
+		l.diags = append(l.diags, diags...)
+		if s != nil {
 			l.plan.Servers = append(l.plan.Servers, s)
 			l.servers[s.Name] = cty.ObjectVal(map[string]cty.Value{
 				"name": cty.StringVal(s.Name),
@@ -148,7 +150,11 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		if !l.checkName(b, "benchmark", names) {
 			continue
 		}
-		l.decodeBenchmark(b)
+		bms, info, diags := l.decodeBenchmarkBlock(b)
+		l.diags = append(l.diags, diags...)
+		l.blocks[b.Labels[0]] = info
+		l.plan.Benchmarks = append(l.plan.Benchmarks, bms...)
+		l.count += len(bms)
 	}
 	if len(byType["benchmark"]) == 0 {
 		l.errorf(nil, "No benchmarks", "The spec declares no benchmark block. Add one, such as:\n\n  benchmark \"null\" {\n    op = \"noop\"\n  }")
@@ -159,7 +165,9 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		if !l.checkName(b, "assert", names) {
 			continue
 		}
-		if a := l.decodeAssert(b); a != nil {
+		a, diags := l.decodeAssertBlock(b)
+		l.diags = append(l.diags, diags...)
+		if a != nil {
 			l.plan.Asserts = append(l.plan.Asserts, a)
 		}
 	}
@@ -206,7 +214,7 @@ var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
-	s := Suite{Name: defaultName, Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout}
+	s := Suite{Name: defaultName, Timing: Timing{Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout}}
 	if _, bad := controlChar(defaultName); bad && len(blocks) == 0 {
 		l.errorf(nil, "Invalid suite name",
 			"The suite takes its name from the path, %q, which holds a control character; results and reports must name it in one line of text. Add a suite block with a name.", defaultName)
@@ -233,12 +241,26 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 		attrs := content.Attributes
 		l.nameAttr(attrs["title"], ctx, &s.Title)
 		l.stringAttr(attrs["description"], ctx, &s.Description)
-		l.countAttr(attrs["repeat"], ctx, &s.Repeat)
-		l.durationAttr(attrs["warmup"], ctx, false, &s.Warmup)
-		l.durationAttr(attrs["min_time"], ctx, true, &s.MinTime)
-		l.durationAttr(attrs["timeout"], ctx, true, &s.Timeout)
+		l.decodeTiming(attrs, ctx, &s.Timing)
 	}
 	return s
+}
+
+// decodeTiming decodes the timing attributes of a suite or benchmark block
+// over the values t already holds.
+func (l *loader) decodeTiming(attrs hcl.Attributes, ctx *hcl.EvalContext, t *Timing) {
+	l.countAttr(attrs["repeat"], ctx, &t.Repeat)
+	l.durationAttr(attrs["warmup"], ctx, mayBeZero, &t.Warmup)
+	l.durationAttr(attrs["min_time"], ctx, positive, &t.MinTime)
+	l.durationAttr(attrs["timeout"], ctx, positive, &t.Timeout)
+}
+
+// fresh is a loader for one block: it shares everything decoded so far and
+// gathers diagnostics of its own, which the block's decoder returns.
+func (l *loader) fresh() *loader {
+	d := *l
+	d.diags = nil
+	return &d
 }
 
 // sortedAttrs returns attrs in source order, for stable diagnostics and

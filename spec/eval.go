@@ -154,13 +154,21 @@ func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) 
 	*dst = int(n)
 }
 
+// span says whether a duration may be zero.
+type span bool
+
+const (
+	mayBeZero span = false
+	positive  span = true
+)
+
 // durationAttr decodes a duration written in Go syntax.
-func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, positive bool, dst *time.Duration) {
+func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, min span, dst *time.Duration) {
 	v, ok := l.value(attr, ctx)
 	if !ok {
 		return
 	}
-	d, err := durationValue(v, positive)
+	d, err := durationValue(v, min)
 	if err != nil {
 		l.errorf(attr.Expr.Range().Ptr(), "Invalid duration", "The value of %q is not a valid duration: %s.", attr.Name, err)
 		return
@@ -170,7 +178,7 @@ func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, positiv
 
 // durationValue converts a string in Go syntax. A bare number is refused:
 // it has no unit, and guessing one would silently change a run.
-func durationValue(v cty.Value, positive bool) (time.Duration, error) {
+func durationValue(v cty.Value, min span) (time.Duration, error) {
 	if v.Type() != cty.String {
 		return 0, fmt.Errorf("durations are strings in Go syntax such as \"300ms\" or \"2s\", not %s", typeName(v.Type()))
 	}
@@ -178,7 +186,7 @@ func durationValue(v cty.Value, positive bool) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	if positive && d == 0 {
+	if min == positive && d == 0 {
 		return 0, fmt.Errorf("it must be longer than zero")
 	}
 	return d, nil

@@ -333,7 +333,7 @@ func TestDefaults(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	want := Suite{Name: "tiny", Repeat: 3, Warmup: 100 * time.Millisecond, MinTime: 500 * time.Millisecond, Timeout: 10 * time.Minute}
+	want := Suite{Name: "tiny", Timing: Timing{Repeat: 3, Warmup: 100 * time.Millisecond, MinTime: 500 * time.Millisecond, Timeout: 10 * time.Minute}}
 	if diff := cmp.Diff(want, plan.Suite); diff != "" {
 		t.Errorf("suite (-want +got):\n%s", diff)
 	}

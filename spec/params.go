@@ -6,26 +6,33 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/specrun/specrun/param"
 )
 
-// paramError is a parameter value that an op cannot take.
+// paramValue converts v, the value of the expression at rng, to the Go
+// type that param.Values documents for p.Type, and checks it against p.
+func paramValue(p param.Param, v cty.Value, rng hcl.Range) (any, hcl.Diagnostics) {
+	gv, perr := convertParam(p, v)
+	if perr != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: perr.summary, Detail: perr.detail, Subject: rng.Ptr()}}
+	}
+	return gv, nil
+}
+
+// paramError is the summary and detail of a value p cannot take.
 type paramError struct {
 	summary, detail string
 }
-
-func (e *paramError) Error() string { return e.detail }
 
 func badParam(p param.Param, format string, args ...any) *paramError {
 	return &paramError{"Invalid parameter value", fmt.Sprintf("Parameter %q (%s): %s.", p.Name, p.Type, fmt.Sprintf(format, args...))}
 }
 
-// paramValue converts v to the Go type that param.Values documents for
-// p.Type, and checks it against p.
-func paramValue(p param.Param, v cty.Value) (any, *paramError) {
+func convertParam(p param.Param, v cty.Value) (any, *paramError) {
 	to := func(ty cty.Type) (cty.Value, *paramError) {
 		cv, err := convert.Convert(v, ty)
 		if err != nil {
@@ -100,7 +107,7 @@ func paramValue(p param.Param, v cty.Value) (any, *paramError) {
 		}
 		return n, nil
 	case param.Duration:
-		d, err := durationValue(v, p.Positive)
+		d, err := durationValue(v, span(p.Positive))
 		if err != nil {
 			return nil, &paramError{"Invalid duration", fmt.Sprintf("Parameter %q: %s.", p.Name, err)}
 		}

@@ -14,6 +14,11 @@ import (
 
 // Plan is a spec after decoding, variable evaluation and matrix expansion:
 // everything the runner needs, and the files it came from.
+//
+// A Plan from Load without errors is complete: every default (the
+// Default* constants, an op parameter's default) is applied, and every
+// value is in range and normalised (a stop signal is one of StopSignals).
+// Later stages read its values and apply no defaults of their own.
 type Plan struct {
 	Suite  Suite
 	Paths  []string          // the paths given on the command line
@@ -35,10 +40,16 @@ type Suite struct {
 	Name        string // default: file name without .hcl, or the directory's name
 	Title       string
 	Description string
-	Repeat      int           // default DefaultRepeat
-	Warmup      time.Duration // default DefaultWarmup
-	MinTime     time.Duration // per run when iterations = "auto"; default DefaultMinTime
-	Timeout     time.Duration // per benchmark; default DefaultTimeout
+	Timing      // each benchmark's, unless it sets its own
+}
+
+// Timing is how a benchmark is run: set in the suite block for all, and
+// in a benchmark block for one.
+type Timing struct {
+	Repeat  int           // default DefaultRepeat
+	Warmup  time.Duration // default DefaultWarmup
+	MinTime time.Duration // per run when iterations = "auto"; default DefaultMinTime
+	Timeout time.Duration // per benchmark; default DefaultTimeout
 }
 
 // Benchmark is one instance of a benchmark block: the block itself, or one
@@ -51,11 +62,8 @@ type Benchmark struct {
 	Params     param.Values // defaults applied
 	Matrix     []Axis       // this instance's point, in declaration order
 	Iterations int64        // per run; 0 means "auto"
-	Repeat     int
-	Warmup     time.Duration
-	MinTime    time.Duration
-	Timeout    time.Duration
-	Interleave bool // run this block's instances round-robin
+	Timing                  // the suite's, unless the block sets its own
+	Interleave bool         // run this block's instances round-robin
 	DeclRange  hcl.Range
 }
 
@@ -73,10 +81,10 @@ type Server struct {
 	ReadyTimeout time.Duration
 	Env          map[string]string
 	Dir          string
-	StopSignal   string // "TERM" by default
+	StopSignal   string // one of StopSignals; DefaultStopSignal by default
 	Grace        time.Duration
 	Builtin      string // "static"
-	BodySize     int64
+	BodySize     int64  // of a builtin server's page; DefaultBodySize by default
 	Work         time.Duration
 	DeclRange    hcl.Range
 }

@@ -19,6 +19,7 @@ const (
 	DefaultReadyTimeout = 30 * time.Second
 	DefaultGrace        = 5 * time.Second
 	DefaultStopSignal   = "TERM"
+	DefaultBodySize     = 6041 // the builtin static page, 5.9 KB as in the classic ab run
 )
 
 // Builtins are the kinds of builtin server that `specrun serve` provides.
@@ -62,27 +63,29 @@ var (
 	builtinOnly = []string{"builtin", "body_size", "work"}
 )
 
-func (l *loader) decodeServer(b *hcl.Block) *Server {
+// decodeServerBlock decodes a server block: a command specrun starts, or
+// specrun's builtin server.
+func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
+	d := l.fresh()
 	content, diags := b.Body.Content(serverSchema)
-	l.diags = append(l.diags, diags...)
+	d.diags = append(d.diags, diags...)
 	if diags.HasErrors() {
-		return nil
+		return nil, d.diags
 	}
 	attrs := content.Attributes
 	s := &Server{Name: b.Labels[0], ReadyTimeout: DefaultReadyTimeout, StopSignal: DefaultStopSignal, Grace: DefaultGrace, DeclRange: b.DefRange}
-	ctx := l.ctx(nil)
-	before := len(l.diags)
+	ctx := d.ctx(nil)
 
 	isCommand, isBuiltin := attrs["command"] != nil, attrs["builtin"] != nil
 	switch {
 	case isCommand && isBuiltin:
-		l.errorf(attrs["builtin"].NameRange.Ptr(), "Conflicting server kinds",
+		d.errorf(attrs["builtin"].NameRange.Ptr(), "Conflicting server kinds",
 			"Server %q sets both \"command\" and \"builtin\"; a server is either a command specrun starts or specrun's builtin server.", s.Name)
-		return nil
+		return nil, d.diags
 	case !isCommand && !isBuiltin:
-		l.errorf(b.DefRange.Ptr(), "Missing server command",
+		d.errorf(b.DefRange.Ptr(), "Missing server command",
 			"Server %q needs either command = [\"PROGRAM\", \"ARG\"...] with a ready URL, or builtin = \"static\".", s.Name)
-		return nil
+		return nil, d.diags
 	}
 	wrong, kind := builtinOnly, "a command server"
 	if isBuiltin {
@@ -90,29 +93,29 @@ func (l *loader) decodeServer(b *hcl.Block) *Server {
 	}
 	for _, name := range wrong {
 		if attr := attrs[name]; attr != nil {
-			l.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", name, kind)
+			d.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", name, kind)
 		}
 	}
 
 	if isCommand {
-		if v, ok := l.eval(attrs["command"].Expr, ctx, cty.List(cty.String), "\"command\""); ok {
+		if v, ok := d.eval(attrs["command"].Expr, ctx, cty.List(cty.String), "\"command\""); ok {
 			if v.IsNull() || v.LengthInt() == 0 {
-				l.errorf(attrs["command"].Expr.Range().Ptr(), "Empty server command", "Server %q has an empty command; name the program to start.", s.Name)
+				d.errorf(attrs["command"].Expr.Range().Ptr(), "Empty server command", "Server %q has an empty command; name the program to start.", s.Name)
 			} else {
 				for it := v.ElementIterator(); it.Next(); {
 					_, e := it.Element()
 					if e.IsNull() {
-						l.errorf(attrs["command"].Expr.Range().Ptr(), "Invalid server command", "The command of server %q holds a null argument.", s.Name)
+						d.errorf(attrs["command"].Expr.Range().Ptr(), "Invalid server command", "The command of server %q holds a null argument.", s.Name)
 						break
 					}
 					s.Command = append(s.Command, e.AsString())
 				}
 			}
 		}
-		l.urlAttr(attrs["url"], ctx, &s.URL)
-		l.urlAttr(attrs["ready"], ctx, &s.Ready)
+		d.urlAttr(attrs["url"], ctx, &s.URL)
+		d.urlAttr(attrs["ready"], ctx, &s.Ready)
 		if attr := attrs["env"]; attr != nil {
-			if v, ok := l.eval(attr.Expr, ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
+			if v, ok := d.eval(attr.Expr, ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
 				s.Env = map[string]string{}
 				for it := v.ElementIterator(); it.Next(); {
 					k, e := it.Element()
@@ -122,53 +125,53 @@ func (l *loader) decodeServer(b *hcl.Block) *Server {
 				}
 			}
 		}
-		l.stringAttr(attrs["dir"], ctx, &s.Dir)
+		d.stringAttr(attrs["dir"], ctx, &s.Dir)
 		if s.URL == "" && s.Ready != "" {
 			u, _ := url.Parse(s.Ready)
 			s.URL = u.Scheme + "://" + u.Host
 		}
-		if s.URL == "" && !l.diags[before:].HasErrors() {
-			l.errorf(b.DefRange.Ptr(), "Missing server URL",
+		if s.URL == "" && !d.diags.HasErrors() {
+			d.errorf(b.DefRange.Ptr(), "Missing server URL",
 				"Server %q needs \"url\" (its base URL) or \"ready\" (a URL polled until it answers), so that benchmarks know where it listens.", s.Name)
 		}
 	} else {
 		attr := attrs["builtin"]
-		if l.stringAttr(attr, ctx, &s.Builtin) && !slices.Contains(Builtins, s.Builtin) {
-			l.errorf(attr.Expr.Range().Ptr(), "Unknown builtin server",
+		if d.stringAttr(attr, ctx, &s.Builtin) && !slices.Contains(Builtins, s.Builtin) {
+			d.errorf(attr.Expr.Range().Ptr(), "Unknown builtin server",
 				"There is no builtin server %q; the builtins are %s.%s", s.Builtin, strings.Join(quoteAll(Builtins), ", "), didYouMean(s.Builtin, Builtins))
 		}
+		s.BodySize = DefaultBodySize
 		if attr := attrs["body_size"]; attr != nil {
-			if v, ok := l.eval(attr.Expr, ctx, cty.DynamicPseudoType, "\"body_size\""); ok && !v.IsNull() {
-				n, perr := paramValue(param.Param{Name: "body_size", Type: param.Size}, v)
-				if perr != nil {
-					l.errorf(attr.Expr.Range().Ptr(), perr.summary, "%s", perr.detail)
-				} else {
+			if v, ok := d.eval(attr.Expr, ctx, cty.DynamicPseudoType, "\"body_size\""); ok && !v.IsNull() {
+				n, diags := paramValue(param.Param{Name: "body_size", Type: param.Size}, v, attr.Expr.Range())
+				d.diags = append(d.diags, diags...)
+				if !diags.HasErrors() {
 					s.BodySize = n.(int64)
 				}
 			}
 		}
-		l.durationAttr(attrs["work"], ctx, false, &s.Work)
+		d.durationAttr(attrs["work"], ctx, mayBeZero, &s.Work)
 		s.URL = ops.ServerURLScheme + s.Name
 	}
 
-	l.durationAttr(attrs["ready_timeout"], ctx, true, &s.ReadyTimeout)
-	l.durationAttr(attrs["grace"], ctx, false, &s.Grace)
+	d.durationAttr(attrs["ready_timeout"], ctx, positive, &s.ReadyTimeout)
+	d.durationAttr(attrs["grace"], ctx, mayBeZero, &s.Grace)
 	if attr := attrs["stop_signal"]; attr != nil {
 		var sig string
-		if l.stringAttr(attr, ctx, &sig) {
+		if d.stringAttr(attr, ctx, &sig) {
 			sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
 			if _, ok := LookupStopSignal(sig); ok {
 				s.StopSignal = sig
 			} else {
-				l.errorf(attr.Expr.Range().Ptr(), "Unknown stop signal",
+				d.errorf(attr.Expr.Range().Ptr(), "Unknown stop signal",
 					"Servers are stopped with one of %s; got %q.", stopSignalNames(), sig)
 			}
 		}
 	}
-	if l.diags[before:].HasErrors() {
-		return nil
+	if d.diags.HasErrors() {
+		return nil, d.diags
 	}
-	return s
+	return s, d.diags
 }
 
 // urlAttr decodes an absolute http or https URL.

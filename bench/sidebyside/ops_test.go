@@ -99,7 +99,7 @@ func TestSameBinary(t *testing.T) {
 		for round := 0; round < rounds; round++ {
 			plan := &spec.Plan{Benchmarks: []*spec.Benchmark{{
 				Name: c.Name, Block: c.Name, Label: c.Name, Op: def, Params: v,
-				Repeat: 5, Warmup: 100 * time.Millisecond, MinTime: 200 * time.Millisecond, Timeout: time.Minute,
+				Timing: spec.Timing{Repeat: 5, Warmup: 100 * time.Millisecond, MinTime: 200 * time.Millisecond, Timeout: time.Minute},
 			}}}
 			out := runner.Run(context.Background(), plan, runner.Config{})
 			if e := out.Benchmarks[0].Error; e != "" {
