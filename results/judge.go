@@ -95,13 +95,13 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", b.bad, Resamples)
 	}
 	lo, hi := b.lo, b.hi
-	a.Interval = &Interval{Low: lo, High: hi, Confidence: Confidence, Kind: Bootstrap}
+	a.Interval = &Interval{Low: lo, High: hi, Confidence: bootstrapLevel(refs.instances), Kind: Bootstrap}
 	a.Verdict = verdict(lo, hi, e.Min, e.Max)
 	switch a.Verdict {
 	case Fail:
 		a.Message = moved(refs.reads, curMed, baseMed)
 	case Inconclusive:
-		a.Message = "the 95% interval straddles a bound: rerun with more repeats to decide"
+		a.Message = "the " + Percent(a.Interval.Confidence) + " interval straddles a bound: rerun with more repeats to decide"
 	}
 	return a
 }
@@ -279,6 +279,21 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) res
 	sort.Float64s(vals)
 	out.lo, out.hi = quantileSorted(vals, 0.025), quantileSorted(vals, 0.975)
 	return out
+}
+
+// bootstrapLevel is the level a bootstrap interval can claim. The resampled
+// medians of n runs take only the runs' own values, and for fewer runs than
+// a 95% interval of the median needs they span little more than min..max:
+// the interval is then no surer than the range of the instance with the
+// fewest runs (75% for three; for one run, which is never resampled, 0).
+func bootstrapLevel(instances []judgeInstance) float64 {
+	level := Confidence
+	for _, in := range instances {
+		if n := len(in.runs); n < MinRunsForInterval() {
+			level = min(level, 1-2*math.Pow(0.5, float64(n)))
+		}
+	}
+	return level
 }
 
 // verdict places the interval [lo, hi] against the bounds.

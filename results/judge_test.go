@@ -68,7 +68,7 @@ func TestJudgeVerdicts(t *testing.T) {
 			if got := a.Interval != nil; got != tt.ci {
 				t.Errorf("interval reported = %v, want %v", got, tt.ci)
 			}
-			if in := a.Interval; in != nil && !(in.Low <= *a.Value && *a.Value <= in.High && in.Confidence == 0.95 && in.Kind == Bootstrap) {
+			if in := a.Interval; in != nil && !(in.Low <= *a.Value && *a.Value <= in.High && in.Confidence > 0 && in.Confidence <= 0.95 && in.Kind == Bootstrap) {
 				t.Errorf("value %v outside its interval %+v", *a.Value, *in)
 			}
 			if !strings.Contains(a.Message, tt.msg) {
@@ -283,5 +283,30 @@ func TestBootstrapScalesWithRuns(t *testing.T) {
 	refs, _ = resolveRefs(exp.Refs, small, nil)
 	if b := bootstrap(exp, refs.instances, Instances(small), nil); b.draws != Resamples*8 {
 		t.Errorf("bootstrap of 5 and 3 runs drew %d, want %d", b.draws, Resamples*8)
+	}
+}
+
+// A bootstrap of three runs resamples medians among those three values:
+// its interval is their range and claims the range's 75%, never 95%.
+func TestJudgeBootstrapLevel(t *testing.T) {
+	for _, tc := range []struct {
+		runs []float64
+		want float64
+	}{
+		{[]float64{10, 11, 12}, 0.75},
+		{[]float64{10, 11, 12, 13, 14}, 0.9375},
+		{[]float64{10, 11, 12, 13, 14, 15}, 0.95},
+		{[]float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 0.95},
+	} {
+		cur := synthetic(map[string][]float64{"a": tc.runs})
+		exp := Expectation{Name: "a_small", Max: ptr(100), Refs: []Ref{{Instance: "a", Metric: "ns_per_op"}},
+			Value: func(cur, _ Metrics) (float64, error) { return cur["a"]["ns_per_op"], nil }}
+		a := Judge([]Expectation{exp}, cur, nil)[0]
+		if a.Interval == nil || a.Interval.Confidence != tc.want {
+			t.Errorf("%d runs: interval %+v, want confidence %v", len(tc.runs), a.Interval, tc.want)
+		}
+		if len(tc.runs) == 3 && (a.Interval.Low != 10 || a.Interval.High != 12) {
+			t.Errorf("3 runs: interval %+v, want their range [10, 12]", *a.Interval)
+		}
 	}
 }
