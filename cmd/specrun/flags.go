@@ -96,10 +96,33 @@ func newFlagSet(name, args, summary string, stderr io.Writer) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintf(w, "\nFlags:\n")
-			fs.PrintDefaults()
+			printFlags(w, fs)
 		}
 	}
 	return fs
+}
+
+// printFlags is flag.PrintDefaults with flags written as the README and
+// the error messages write them, --name.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			format := " (default %v)"
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					format = " (default %q)"
+				}
+			}
+			line += fmt.Sprintf(format, f.DefValue)
+		}
+		fmt.Fprintln(w, line)
+	})
 }
 
 // parseFlags parses args, allowing flags after the paths
