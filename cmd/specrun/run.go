@@ -353,6 +353,7 @@ func keepResult(r *results.Result, base string) (string, error) {
 	if err := results.Encode(&data, r); err != nil {
 		return "", err
 	}
+	base = base[:min(len(base), maxSuiteInName)] // a --result name can be any length
 	var errs []error
 	for _, dir := range []string{os.TempDir(), "."} {
 		f, err := os.CreateTemp(dir, base+"-*.json")
