@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/spec"
 )
 
 // maxN bounds calibration, as testing.B's 1e9 does, but higher: specrun's
@@ -20,29 +21,48 @@ const maxN = 1e11
 // op's own count (an http phase's requests), or the spec's times Scale. A
 // scaled count that an int64 cannot hold is an error, not a wrapped-around
 // count.
-func (r *runner) fixedN(in *instance) (int64, error) {
-	if in.b.Op.Iterations != nil {
-		return max(in.b.Op.Iterations(in.b.Params), 1), nil
+func fixedN(b *spec.Benchmark, scale float64) (int64, error) {
+	if b.Op.Iterations != nil {
+		return max(b.Op.Iterations(b.Params), 1), nil
 	}
-	if in.b.Iterations <= 0 {
+	if b.Iterations <= 0 {
 		return 0, nil
 	}
-	scale := r.cfg.Scale
-	n := math.Round(float64(in.b.Iterations) * scale)
+	n := math.Round(float64(b.Iterations) * scale)
 	if !(n < math.MaxInt64) { // NaN too
-		return 0, fmt.Errorf("iterations %d scaled by %g is beyond the largest count, %d", in.b.Iterations, scale, int64(math.MaxInt64))
+		return 0, fmt.Errorf("iterations %d scaled by %g is beyond the largest count, %d", b.Iterations, scale, int64(math.MaxInt64))
 	}
 	return max(int64(n), 1), nil
 }
 
 // minTime is how long a calibrated run lasts: the spec's min_time times
 // Scale, so that --scale shortens a quick rerun of "auto" benchmarks too.
-func (r *runner) minTime(in *instance) (time.Duration, error) {
-	d := math.Round(float64(in.b.MinTime) * r.cfg.Scale)
+func minTime(b *spec.Benchmark, scale float64) (time.Duration, error) {
+	d := math.Round(float64(b.MinTime) * scale)
 	if !(d < math.MaxInt64) {
-		return 0, fmt.Errorf("min_time %v scaled by %g is beyond the longest duration", in.b.MinTime, r.cfg.Scale)
+		return 0, fmt.Errorf("min_time %v scaled by %g is beyond the longest duration", b.MinTime, scale)
 	}
 	return max(time.Duration(d), 1), nil
+}
+
+// Check reports the first benchmark of plan that cfg selects whose
+// iterations or min_time, scaled by cfg.Scale, cannot be represented, so
+// that a caller can refuse the run before it starts; Run would record the
+// same as that benchmark's error.
+func Check(plan *spec.Plan, cfg Config) error {
+	cfg = cfg.withDefaults()
+	for _, b := range plan.Benchmarks {
+		if b.Op == nil || (cfg.Filter != nil && !cfg.Filter.MatchString(b.Name)) {
+			continue
+		}
+		if _, err := fixedN(b, cfg.Scale); err != nil {
+			return fmt.Errorf("%s: %w", b.Name, err)
+		}
+		if _, err := minTime(b, cfg.Scale); err != nil {
+			return fmt.Errorf("%s: %w", b.Name, err)
+		}
+	}
+	return nil
 }
 
 // calibrate warms the op up and settles the iteration count. An op whose
@@ -52,7 +72,7 @@ func (r *runner) minTime(in *instance) (time.Duration, error) {
 // fills MinTime and run again until a run lasts MinTime; those runs are the
 // warm-up, topped up at the final n's pace if they took less than Warmup.
 func (r *runner) calibrate(in *instance) error {
-	fixed, err := r.fixedN(in)
+	fixed, err := fixedN(in.b, r.cfg.Scale)
 	if err != nil {
 		return err
 	}
@@ -74,7 +94,7 @@ func (r *runner) calibrate(in *instance) error {
 		}
 		return r.warmUp(in, 1, fixed, in.b.Warmup)
 	}
-	goal, err := r.minTime(in)
+	goal, err := minTime(in.b, r.cfg.Scale)
 	if err != nil {
 		return err
 	}

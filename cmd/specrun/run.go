@@ -95,6 +95,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkFilter(plan, cfg.Filter); err != nil {
 		return err
 	}
+	if err := runner.Check(plan, cfg); err != nil {
+		return usageError("--scale %v: %v", *scale, err)
+	}
 	if *label == "" {
 		*label, _ = os.Hostname()
 	}
@@ -164,7 +167,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 // checkLabel refuses a label that would break the lines of a report: a
 // newline in it could forge a row of a table or a gobench line.
 func checkLabel(label string) error {
-	if i := strings.IndexFunc(label, unicode.IsControl); i >= 0 {
+	if strings.IndexFunc(label, unicode.IsControl) >= 0 {
 		return usageError("--label %q holds a control character; use printable text", label)
 	}
 	return nil
