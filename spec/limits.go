@@ -33,12 +33,9 @@ const (
 	MaxNumberDigits = 10000
 )
 
-// nestingLimit is MaxNesting; tests lower it to keep their inputs small.
-var nestingLimit = MaxNesting
-
-// readSpecFile reads a spec or variables file: only a regular file (a FIFO
+// ReadFile reads a spec or variables file: only a regular file (a FIFO
 // would block forever, a device never end), and at most MaxFileBytes.
-func readSpecFile(name string) ([]byte, error) {
+func ReadFile(name string) ([]byte, error) {
 	info, err := os.Stat(name)
 	if err != nil {
 		return nil, errors.New(unwrapPathError(err))
@@ -128,7 +125,7 @@ func nestingDiags(s nestingScan) hcl.Diagnostics {
 		Severity: hcl.DiagError,
 		Summary:  "Expression too deeply nested",
 		Detail: fmt.Sprintf("The expression here nests more than %d levels deep; brackets, quotes, template sequences and the operators chained inside each of them count a level. Split it into locals.",
-			nestingLimit),
+			MaxNesting),
 		Subject: s.at.Ptr(),
 	}}
 }
@@ -198,7 +195,7 @@ func scanNesting(toks hclsyntax.Tokens, base int) nestingScan {
 		if tok.Type != hclsyntax.TokenComment {
 			prev = tok.Type
 		}
-		if d := base + len(stack) - 1 + ops; d > nestingLimit {
+		if d := base + len(stack) - 1 + ops; d > MaxNesting {
 			return nestingScan{depth: d, at: tok.Range}
 		}
 	}
@@ -219,7 +216,7 @@ func checkJSONNesting(src []byte, name string) hcl.Diagnostics {
 		switch c {
 		case '[', '{':
 			depth++
-			if depth > nestingLimit {
+			if depth > MaxNesting {
 				return nestingDiags(nestingScan{depth: depth, at: *at(pos)})
 			}
 		case ']', '}':

@@ -98,7 +98,7 @@ func Load(paths []string, opts Options) (*Plan, hcl.Diagnostics) {
 			}
 		}
 		for _, name := range names {
-			src, err := readSpecFile(name)
+			src, err := ReadFile(name)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,

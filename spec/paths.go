@@ -51,7 +51,7 @@ func fileFunc(fromDisk bool) function.Function {
 				return cty.UnknownVal(cty.String), nil
 			}
 			name := args[0].AsString()
-			src, err := readSpecFile(name)
+			src, err := ReadFile(name)
 			if err != nil {
 				return cty.UnknownVal(cty.String), fmt.Errorf("cannot read %q: %s", name, err)
 			}

@@ -115,7 +115,7 @@ func infiniteDiag(subject *hcl.Range) *hcl.Diagnostic {
 
 // applyVarFile sets variables from a file of NAME = VALUE attributes.
 func (l *loader) applyVarFile(path string, decls map[string]*variable) {
-	src, err := readSpecFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		l.errorf(nil, "Unreadable variables file", "The --var-file %q cannot be read: %s.", path, err)
 		return

@@ -37,14 +37,18 @@ func fmtCmd(args []string, stdout, stderr io.Writer) error {
 	files, errs := fmtFiles(paths)
 	changed := false
 	for _, name := range files {
-		src, err := os.ReadFile(name)
+		src, err := spec.ReadFile(name)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("read %s: %v", name, err))
 			continue
 		}
 		// Formatting a file that does not parse could move its mistakes
 		// around, so report them instead, the way validate would.
-		if _, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); diags.HasErrors() {
+		diags := spec.CheckNesting(src, name)
+		if !diags.HasErrors() {
+			_, diags = hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+		}
+		if diags.HasErrors() {
 			printDiagnostics(stderr, &spec.Plan{Files: map[string][]byte{name: src}}, diags)
 			errs = append(errs, fmt.Errorf("%s does not parse", name))
 			continue
