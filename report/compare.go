@@ -203,36 +203,3 @@ func (CompareJSON) Report(w io.Writer, c *results.Comparison) error {
 	_, err = w.Write(append(data, '\n'))
 	return err
 }
-
-// CompareSVG draws a comparison as grouped horizontal bars on a log
-// scale: one group per row, one colour per result, with a legend.
-type CompareSVG struct{}
-
-var _ ComparisonReporter = CompareSVG{}
-
-// Report draws the chart.
-func (CompareSVG) Report(w io.Writer, c *results.Comparison) error {
-	ch := chart{
-		Title:  strings.Join(c.Labels, " vs "),
-		XLabel: c.Metric + " (log scale)",
-		Format: func(v float64) string { return comparedFigure(c, v) },
-	}
-	if c.Metric == metric.NsPerOp {
-		ch.XLabel = "time per op (log scale)"
-	}
-	for _, row := range c.Rows {
-		ch.Rows = append(ch.Rows, row.Label)
-	}
-	for i, l := range c.Labels {
-		s := chartSeries{Name: l}
-		for _, row := range c.Rows {
-			v := math.NaN()
-			if cell := row.Cells[i]; cell != nil && cell.Error == "" {
-				v = cell.Median
-			}
-			s.Values = append(s.Values, v)
-		}
-		ch.Series = append(ch.Series, s)
-	}
-	return writeBarChart(w, ch)
-}

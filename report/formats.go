@@ -14,23 +14,38 @@ type format struct {
 	name      string
 	extension string
 	doc       string // what a result becomes
-	result    func(metrics metric.Catalog) Reporter
-	compare   ComparisonReporter // nil when the format has no comparison
-	compared  string             // what a comparison becomes
+	result    func(Options) Reporter
+	compare   func(Options) ComparisonReporter // nil when the format has no comparison
+	compared  string                           // what a comparison becomes
+}
+
+// Options are what a command says about rendering, beyond the format.
+type Options struct {
+	// Metrics declares the ops' own metrics, for the formats that say
+	// which direction is better.
+	Metrics metric.Catalog
+	Chart   ChartOptions
 }
 
 // formats is every format, in the order help lists them.
 var formats = []format{
 	{name: "md", extension: ".md", doc: "the classic table",
-		result: func(metric.Catalog) Reporter { return Markdown{} }, compare: CompareMarkdown{}, compared: "a table of ratios"},
+		result:  func(Options) Reporter { return Markdown{} },
+		compare: func(Options) ComparisonReporter { return CompareMarkdown{} }, compared: "a table of ratios"},
 	{name: "json", extension: ".json", doc: "the result itself",
-		result: func(metric.Catalog) Reporter { return ReporterFunc(results.Encode) }, compare: CompareJSON{}, compared: "the comparison's data"},
+		result:  func(Options) Reporter { return ReporterFunc(results.Encode) },
+		compare: func(Options) ComparisonReporter { return CompareJSON{} }, compared: "the comparison's data"},
 	{name: "csv", extension: ".csv", doc: "RFC 4180",
-		result: func(metric.Catalog) Reporter { return CSV{} }, compare: CompareCSV{}, compared: "RFC 4180"},
-	{name: "svg", extension: ".svg", doc: "a bar chart",
-		result: func(metric.Catalog) Reporter { return SVG{} }, compare: CompareSVG{}, compared: "grouped bars"},
+		result:  func(Options) Reporter { return CSV{} },
+		compare: func(Options) ComparisonReporter { return CompareCSV{} }, compared: "RFC 4180"},
+	{name: "svg", extension: ".svg", doc: "bar charts, and line charts of scans",
+		result:  func(o Options) Reporter { return SVG{Chart: o.Chart} },
+		compare: func(o Options) ComparisonReporter { return CompareSVG{Chart: o.Chart} }, compared: "grouped bars with ratios, lines of scans"},
+	{name: "png", extension: ".png", doc: "the svg charts as an image",
+		result:  func(o Options) Reporter { return PNG{Chart: o.Chart} },
+		compare: func(o Options) ComparisonReporter { return ComparePNG{Chart: o.Chart} }, compared: "the svg chart as an image"},
 	{name: "gobench", extension: ".txt", doc: "the Go benchmark format that benchstat reads",
-		result: func(m metric.Catalog) Reporter { return GoBench{Metrics: m} }},
+		result: func(o Options) Reporter { return GoBench{Metrics: o.Metrics} }},
 }
 
 // Formats lists the names of the formats a result renders in.
@@ -53,9 +68,14 @@ func names(keep func(format) bool) []string {
 // metrics declares the ops' own metrics, for the formats that say which
 // direction is better.
 func Format(name string, metrics metric.Catalog) (Reporter, string, error) {
+	return FormatWith(name, Options{Metrics: metrics})
+}
+
+// FormatWith is Format with all the rendering options.
+func FormatWith(name string, opt Options) (Reporter, string, error) {
 	for _, f := range formats {
 		if f.name == name || (name == "markdown" && f.name == "md") {
-			return f.result(metrics), f.extension, nil
+			return f.result(opt), f.extension, nil
 		}
 	}
 	return nil, "", fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats(), ", "))
@@ -63,9 +83,14 @@ func Format(name string, metrics metric.Catalog) (Reporter, string, error) {
 
 // ComparisonFormat returns the reporter of a comparison format.
 func ComparisonFormat(name string) (ComparisonReporter, error) {
+	return ComparisonFormatWith(name, Options{})
+}
+
+// ComparisonFormatWith is ComparisonFormat with all the rendering options.
+func ComparisonFormatWith(name string, opt Options) (ComparisonReporter, error) {
 	for _, f := range formats {
 		if f.compare != nil && (f.name == name || (name == "markdown" && f.name == "md")) {
-			return f.compare, nil
+			return f.compare(opt), nil
 		}
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(ComparisonFormats(), ", "))

@@ -31,6 +31,8 @@ type Comparison struct {
 	Unit   string   `json:"unit,omitempty"`
 	Alpha  float64  `json:"alpha"`
 	Labels []string `json:"labels"`
+	// Title is the first result's suite title, or its name.
+	Title string `json:"title,omitempty"`
 	// Differences are environment fields that differ between the results
 	// in ways that make their figures not comparable like for like.
 	Differences []string `json:"environment_differences,omitempty"`
@@ -46,6 +48,11 @@ type CompareRow struct {
 	Label  string         `json:"label"`
 	Cells  []*CompareCell `json:"cells"`  // one per result; nil when absent there
 	Deltas []Delta        `json:"deltas"` // one per result after the first
+
+	// Benchmark and Params are the instance's block and parameters, as
+	// the first result that has it records them: charts find scans by them.
+	Benchmark string         `json:"benchmark,omitempty"`
+	Params    map[string]any `json:"params,omitempty"`
 }
 
 // CompareCell is one instance's metric in one result.
@@ -79,7 +86,10 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return nil, fmt.Errorf("alpha %v is not between 0 and 1", opt.Alpha)
 	}
-	c := &Comparison{Metric: opt.Metric, Alpha: opt.Alpha, Differences: envDifferences(rs)}
+	c := &Comparison{Metric: opt.Metric, Alpha: opt.Alpha, Differences: envDifferences(rs), Title: rs[0].Suite.Title}
+	if c.Title == "" {
+		c.Title = rs[0].Suite.Name
+	}
 	seenLabel := map[string]int{}
 	for i, r := range rs {
 		l := r.Label
@@ -102,7 +112,8 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 			b := &r.Benchmarks[i]
 			if _, ok := index[b.Name]; !ok {
 				index[b.Name] = len(c.Rows)
-				c.Rows = append(c.Rows, CompareRow{Name: b.Name, Label: b.RowLabel(), Cells: make([]*CompareCell, len(rs))})
+				c.Rows = append(c.Rows, CompareRow{Name: b.Name, Label: b.RowLabel(), Benchmark: b.Benchmark, Params: b.Params,
+					Cells: make([]*CompareCell, len(rs))})
 			}
 		}
 	}

@@ -22,6 +22,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o and --svg files if they exist")
+	var cf chartFlags
+	cf.register(fs)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -32,7 +34,11 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if !(*alpha > 0 && *alpha < 1) {
 		return usageError("--alpha is a significance level between 0 and 1, not %v", *alpha)
 	}
-	rep, err := report.ComparisonFormat(*format)
+	opt, err := cf.options()
+	if err != nil {
+		return err
+	}
+	rep, err := report.ComparisonFormatWith(*format, opt)
 	if err != nil {
 		return usageError("--format: %v", err)
 	}
@@ -55,7 +61,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *svg != "" {
-		return writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{}.Report(w, c) })
+		return writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{Chart: opt.Chart}.Report(w, c) })
 	}
 	return nil
 }

@@ -196,11 +196,11 @@ func flagError(fs *flag.FlagSet, err error) error {
 
 // checkedReporter is the reporter for --format with rows in --sort order,
 // or a usage error naming the flag that is wrong.
-func checkedReporter(format, sortBy string) (report.Reporter, error) {
+func checkedReporter(format, sortBy string, opt report.Options) (report.Reporter, error) {
 	if sortBy != "time" && sortBy != "spec" {
 		return nil, usageError("--sort is time or spec, not %q", sortBy)
 	}
-	rep, err := sortedReporter(format, sortBy)
+	rep, err := sortedReporter(format, sortBy, opt)
 	if err != nil {
 		return nil, usageError("--format: %v", err)
 	}

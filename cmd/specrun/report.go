@@ -21,6 +21,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
+	var cf chartFlags
+	cf.register(fs)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -28,7 +30,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) != 1 {
 		return usageErrorHelp(fs, "want one result file, have %d", len(paths))
 	}
-	rep, err := checkedReporter(*format, *sortBy)
+	opt, err := cf.options()
+	if err != nil {
+		return err
+	}
+	rep, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err
 	}
@@ -42,8 +48,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // sortedReporter is the reporter for --format with rows in --sort order:
 // reporters keep the result's order, so this is the one place that sorts.
 // json is the result itself and keeps the order it was run in.
-func sortedReporter(format, sortBy string) (report.Reporter, error) {
-	rep, _, err := report.Format(format, opMetrics)
+func sortedReporter(format, sortBy string, opt report.Options) (report.Reporter, error) {
+	rep, _, err := report.FormatWith(format, opt)
 	if err != nil || format == "json" || sortBy != "time" {
 		return rep, err
 	}

@@ -54,6 +54,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result files that already exist")
+	var cf chartFlags
+	cf.register(fs)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -78,7 +80,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Filter = re
 	}
-	reporter, err := checkedReporter(*format, *sortBy)
+	opt, err := cf.options()
+	if err != nil {
+		return err
+	}
+	reporter, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err
 	}
@@ -335,7 +341,7 @@ func writeResult(r *results.Result, names resultNames, sortBy string, stderr io.
 		return fmt.Errorf("%w; the result could not be kept elsewhere either", err)
 	}
 	var md bytes.Buffer
-	table, err := sortedReporter("md", sortBy)
+	table, err := sortedReporter("md", sortBy, report.Options{Metrics: opMetrics})
 	if err == nil {
 		err = table.Report(&md, r)
 	}
