@@ -107,7 +107,7 @@ func newFlagSet(name, args, summary string, stderr io.Writer) *flag.FlagSet {
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
+		line := "  " + dashed(f.Name)
 		if arg != "" {
 			line += " " + arg
 		}
@@ -167,7 +167,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (paths []stri
 	fs.Visit(func(f *flag.Flag) {
 		if g, ok := f.Value.(flag.Getter); ok {
 			if s, ok := g.Get().(string); ok && s == "" {
-				empty = append(empty, "--"+f.Name)
+				empty = append(empty, dashed(f.Name))
 			}
 		}
 	})
@@ -175,6 +175,14 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (paths []stri
 		return nil, usageError("%s is empty; leave it out for its default", strings.Join(empty, ", "))
 	}
 	return append(paths, tail...), nil
+}
+
+// dashed is a flag's name as specrun writes it: -o, --label.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // flagError rewords flag's parse error for a flag fs does not define into
@@ -187,9 +195,9 @@ func flagError(fs *flag.FlagSet, err error) error {
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		hint := ""
 		if s := spec.Suggest(name, names); s != "" {
-			hint = fmt.Sprintf(" (did you mean --%s?)", s)
+			hint = fmt.Sprintf(" (did you mean %s?)", dashed(s))
 		}
-		msg = fmt.Sprintf("unknown flag --%s%s", name, hint)
+		msg = fmt.Sprintf("unknown flag %s%s", dashed(name), hint)
 	}
 	return usageError("%s; \"specrun help %s\" lists the flags", msg, fs.Name())
 }
