@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -120,16 +121,13 @@ func (c *wireConn) fill() error {
 func (c *wireConn) line() ([]byte, error) {
 	scanned := 0
 	for {
-		b := c.buf[c.r+scanned : c.w]
-		for i, ch := range b {
-			if ch == '\n' {
-				l := c.buf[c.r : c.r+scanned+i]
-				c.r += scanned + i + 1
-				if n := len(l); n > 0 && l[n-1] == '\r' {
-					l = l[:n-1]
-				}
-				return l, nil
+		if i := bytes.IndexByte(c.buf[c.r+scanned:c.w], '\n'); i >= 0 {
+			l := c.buf[c.r : c.r+scanned+i]
+			c.r += scanned + i + 1
+			if n := len(l); n > 0 && l[n-1] == '\r' {
+				l = l[:n-1]
 			}
+			return l, nil
 		}
 		scanned = c.w - c.r
 		if err := c.fill(); err != nil {
@@ -242,7 +240,7 @@ func (c *wireConn) readHeader(start int64) (resp response, length int64, chunked
 		if l[0] == ' ' || l[0] == '\t' {
 			continue // an obsolete folded continuation of the last header
 		}
-		colon := indexByte(l, ':')
+		colon := bytes.IndexByte(l, ':')
 		if colon <= 0 {
 			return resp, length, chunked, fmt.Errorf("%w: header line %q", errBadResponse, clip(l))
 		}
@@ -283,7 +281,7 @@ func (c *wireConn) readChunked() (int64, error) {
 		if len(l) > maxChunkLine {
 			return body, fmt.Errorf("%w: chunk-size line over 4 KiB", errBadResponse)
 		}
-		if semi := indexByte(l, ';'); semi >= 0 {
+		if semi := bytes.IndexByte(l, ';'); semi >= 0 {
 			l = l[:semi]
 		}
 		size, ok := parseHex(trimSpace(l))
@@ -331,15 +329,6 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
-
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
@@ -371,7 +360,7 @@ func equalFold(b []byte, s string) bool {
 // lower case), ignoring case and spaces.
 func hasToken(v []byte, token string) bool {
 	for len(v) > 0 {
-		i := indexByte(v, ',')
+		i := bytes.IndexByte(v, ',')
 		part := v
 		if i >= 0 {
 			part, v = v[:i], v[i+1:]
