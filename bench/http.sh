@@ -9,7 +9,8 @@
 #   - requests/s, as the tool prints it;
 #   - CPU per request: the generator's own user+sys time over its requests.
 #     wrk and ab: the whole process (/usr/bin/time; start-up is ~1 ms).
-#     specrun: client_cpu_ns_per_request, its rusage over the measured phase.
+#     specrun: client_cpu_ns_per_request, its rusage over the measured phase,
+#     with threads = min(2, c) as wrk's -t.
 #   - p50/p99 latency. specrun's and ab's are raw samples (ab's from its -e
 #     CSV, at microsecond resolution). Stock wrk back-fills its histogram for
 #     coordinated omission (stats_correct) before printing, so its p99 is
@@ -146,7 +147,7 @@ print(json.dumps({"tool": "ab", "server": server, "ka": ka, "c": int(c), "round"
 PY
 }
 
-spec() { # url keepalive concurrency rate max_failures
+spec() { # url keepalive concurrency rate max_failures threads
 	cat <<HCL
 suite "http-bench" {
   repeat = 1
@@ -160,15 +161,17 @@ benchmark "load" {
   keepalive    = $([ "$2" = on ] && echo true || echo false)
   ${4:+rate = $4}
   ${5:+max_failures = $5}
+  ${6:+threads = $6}
 }
 HCL
 }
 
 run_specrun() { # tool server keepalive concurrency round [rate]
-	# Failures are reported, not fatal (a build before max_failures has none to set).
-	local bin="$out/specrun" maxf=1
-	[ "$1" = specrun-base ] && bin=$SPECRUN_BASE maxf=
-	spec "${url[$2]}" "$3" "$4" "${6:-}" "$maxf" >"$out/load.hcl"
+	# Failures are reported, not fatal (max_failures = 1).
+	# threads is wrk's -t here: min(2, c). A build before either has none to set.
+	local bin="$out/specrun" maxf=1 threads=$(($4 < 2 ? $4 : 2))
+	[ "$1" = specrun-base ] && bin=$SPECRUN_BASE maxf= threads=
+	spec "${url[$2]}" "$3" "$4" "${6:-}" "$maxf" "$threads" >"$out/load.hcl"
 	"$bin" run --no-progress --force --out "$out/results" --format json "$out/load.hcl" >"$out/specrun.json" 2>"$out/specrun.err" || true
 	python3 - "$@" "$out/specrun.json" >>"$phases" <<'PY'
 import json, sys

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,8 @@ func init() {
 				Doc: "Send at this constant rate (open model) and measure latency from each request's intended send time, correcting coordinated omission as wrk2 does. A phase that reaches less than 90% of it records a warning."},
 			{Name: "max_failures", Type: param.Number, Default: 0.01,
 				Doc: "The largest fraction of a phase's requests that may fail or get a non-2xx status (0.01 is 1%, 1 accepts any); above it the phase is a benchmark error."},
+			{Name: "threads", Type: param.Int, Unit: "threads", Positive: true,
+				Doc: "The OS threads that run the phase's connections (GOMAXPROCS during the phase, as wrk's -t); unset, all CPUs. One thread drives one connection with the least CPU per request."},
 			{Name: "variable_length", Type: param.Bool, Default: false,
 				Doc: "Accept responses whose body length differs from the first's (ab -l); otherwise each such response is a failed request, as ab counts it."},
 		},
@@ -144,6 +147,7 @@ type httpOp struct {
 	keepalive   bool
 	maxFailures float64 // the fraction of bad requests a phase may have
 	anyLength   bool    // ab -l: a body length unlike the first response's is no failure
+	threads     int     // GOMAXPROCS during a phase; 0 leaves it
 	serverPID   int     // 0 when the URL is not a server block's
 
 	mu    sync.Mutex  // guards conns between phases
@@ -179,6 +183,7 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 		keepalive:   !p.Has("keepalive") || p.Bool("keepalive"),
 		maxFailures: 0.01,
 		anyLength:   p.Bool("variable_length"),
+		threads:     int(p.Int("threads")),
 		serverPID:   pid,
 	}
 	if o.timeout <= 0 {
@@ -365,6 +370,10 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 	}
 	o.mu.Unlock()
 
+	if o.threads > 0 && o.threads != runtime.GOMAXPROCS(0) {
+		// Fewer threads than CPUs wake each other less: wrk's -t.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.threads))
+	}
 	watchdog := make(chan struct{})
 	var wg sync.WaitGroup
 	cpu0 := selfCPU()

@@ -653,3 +653,20 @@ func TestHTTPConnectTimeout(t *testing.T) {
 		t.Errorf("2 requests whose connects time out after 200ms took %v", d)
 	}
 }
+
+// TestHTTPThreads: threads sets GOMAXPROCS for the phase only.
+func TestHTTPThreads(t *testing.T) {
+	var during atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		during.Store(int64(runtime.GOMAXPROCS(0)))
+	}))
+	defer ts.Close()
+	before := runtime.GOMAXPROCS(0)
+	runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(1), "threads": int64(before + 1)}, nil, 3)
+	if got := during.Load(); got != int64(before+1) {
+		t.Errorf("GOMAXPROCS during the phase = %d, want threads = %d", got, before+1)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the phase = %d, want %d restored", after, before)
+	}
+}
