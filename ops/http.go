@@ -136,10 +136,11 @@ const (
 )
 
 type httpOp struct {
-	addr        string      // "IP:port", resolved once when the op is prepared
-	tls         *tls.Config // nil for http
-	request     []byte      // what every connection sends, built once
-	head        bool        // a HEAD request: responses have no body
+	addr        string         // "IP:port", resolved once when the op is prepared
+	addrPort    netip.AddrPort // the same
+	tls         *tls.Config    // nil for http
+	request     []byte         // what every connection sends, built once
+	head        bool           // a HEAD request: responses have no body
 	concurrency int
 	duration    time.Duration
 	rate        float64
@@ -175,7 +176,7 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 		return nil, fmt.Errorf("http: resolve %s: %w", u.Host, err)
 	}
 	o := &httpOp{
-		addr:        netip.AddrPortFrom(tcp.AddrPort().Addr().Unmap(), tcp.AddrPort().Port()).String(),
+		addrPort:    netip.AddrPortFrom(tcp.AddrPort().Addr().Unmap(), tcp.AddrPort().Port()),
 		concurrency: int(max(p.Int("concurrency"), 1)),
 		duration:    p.Duration("duration"),
 		rate:        p.Float("rate"),
@@ -186,6 +187,7 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 		threads:     int(p.Int("threads")),
 		serverPID:   pid,
 	}
+	o.addr = o.addrPort.String()
 	if o.timeout <= 0 {
 		o.timeout = 30 * time.Second
 	}
@@ -636,6 +638,19 @@ func (w *worker) dial() error {
 	}
 	ctx := w.dialCtx
 	w.mu.Unlock()
+	if w.o.tls == nil {
+		if c, connected, ok := rawDial(w.o.addrPort, w.o.keepalive); ok {
+			// The watchdog can break the connect once the worker holds it.
+			w.mu.Lock()
+			w.c = newWireConn(c, w.buf)
+			w.mu.Unlock()
+			if err := connected(); err != nil {
+				w.hangUp()
+				return err
+			}
+			return nil
+		}
+	}
 	// An IP literal: the dialer parses it and asks no resolver. (DialTCP
 	// with a netip.AddrPort would also bind the socket before connecting,
 	// which takes a port without the connect's TIME_WAIT reuse.)

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"net/netip"
+	"os"
 	"syscall"
 	"time"
 )
@@ -24,4 +26,58 @@ func sleepUntil(t int64) {
 			syscall.Nanosleep(&ts, nil)
 		}
 	}
+}
+
+// rawDial starts a TCP connect to addr on a non-blocking socket handed
+// straight to the runtime's poller as an *os.File. net's dialer adds
+// getsockname, getpeername and TCP_NODELAY calls and parks until its poller
+// reports the connect done, about a tenth of a new connection's CPU on
+// loopback. connected waits for the connect to finish (breakable through
+// the file's deadline) and reports how it ended. nodelay is for
+// connections that carry more than one request.
+func rawDial(addr netip.AddrPort, nodelay bool) (c conn, connected func() error, ok bool) {
+	var sa syscall.Sockaddr
+	family := syscall.AF_INET
+	if a := addr.Addr(); a.Is4() {
+		sa = &syscall.SockaddrInet4{Port: int(addr.Port()), Addr: a.As4()}
+	} else {
+		family = syscall.AF_INET6
+		sa = &syscall.SockaddrInet6{Port: int(addr.Port()), Addr: a.As16()}
+	}
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, false // let net's dialer try, and report its error
+	}
+	if nodelay {
+		syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	}
+	err = syscall.Connect(fd, sa)
+	f := os.NewFile(uintptr(fd), "tcp "+addr.String())
+	connected = func() error {
+		switch err {
+		case nil, syscall.EINPROGRESS, syscall.EALREADY, syscall.EINTR:
+		default:
+			return os.NewSyscallError("connect", err)
+		}
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return err
+		}
+		var cerr error
+		if err := rc.Write(func(fd uintptr) bool {
+			// Connecting again tells how the first attempt stands.
+			switch err := syscall.Connect(int(fd), sa); err {
+			case syscall.EALREADY, syscall.EINPROGRESS, syscall.EINTR:
+				return false // not yet: wait until the socket is writable
+			case nil, syscall.EISCONN:
+			default:
+				cerr = os.NewSyscallError("connect", err)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		return cerr
+	}
+	return f, connected, true
 }

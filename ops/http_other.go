@@ -2,7 +2,10 @@
 
 package ops
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // sleepUntil waits for the monotonic clock (monoNow) to reach t, as
 // precisely as the runtime's timers allow.
@@ -11,3 +14,6 @@ func sleepUntil(t int64) {
 		time.Sleep(time.Duration(d))
 	}
 }
+
+// rawDial is Linux's; elsewhere net's dialer connects.
+func rawDial(netip.AddrPort, bool) (conn, func() error, bool) { return nil, nil, false }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +54,13 @@ func buildRequest(method, target, host string, headers [][2]string, body []byte,
 	return []byte(b.String())
 }
 
+// conn is what the client needs of a connection: a net.Conn, or on Linux
+// a socket opened with fewer system calls (rawDial).
+type conn interface {
+	io.ReadWriteCloser
+	SetDeadline(t time.Time) error
+}
+
 // response is what the client keeps of one response.
 type response struct {
 	status int
@@ -66,7 +72,7 @@ type response struct {
 // worker; only the phase's watchdog touches nc concurrently, to set a
 // deadline that unblocks a request over its time.
 type wireConn struct {
-	nc    net.Conn
+	nc    conn
 	buf   []byte
 	r, w  int   // buf[r:w] is read and not yet parsed
 	n     int64 // bytes read from nc, headers included
@@ -74,7 +80,7 @@ type wireConn struct {
 	reads int   // reads done for the current response
 }
 
-func newWireConn(nc net.Conn, buf []byte) *wireConn {
+func newWireConn(nc conn, buf []byte) *wireConn {
 	return &wireConn{nc: nc, buf: buf}
 }
 
