@@ -526,10 +526,12 @@ func (w *worker) loop() {
 			// Open model: latency counts from when the request was due.
 			intended = ph.start + int64(float64(i)*ph.interval)
 			if ph.deadline != 0 && intended >= ph.deadline {
-				sleepUntil(ph.deadline) // the phase lasts its duration, at the rate asked
+				sleepUntil(ph.deadline, &ph.stop) // the phase lasts its duration, at the rate asked
 				return
 			}
-			sleepUntil(intended)
+			if !sleepUntil(intended, &ph.stop) {
+				return
+			}
 			start = 0
 		}
 		if start == 0 {
@@ -540,9 +542,10 @@ func (w *worker) loop() {
 		}
 		w.since.Store(start)
 		t, resp, err := w.do(start)
-		last = monoNow()
-		if w.c != nil && w.c.reads == 1 && err == nil {
-			last = w.c.first // the whole response came in one read
+		if c := w.c; err == nil && c != nil && c.reads == 1 {
+			last = c.first // the whole response came in one read: the clock was read then
+		} else {
+			last = monoNow()
 		}
 		w.since.Store(0)
 		w.t.done++

@@ -3,29 +3,33 @@ package ops
 import (
 	"net/netip"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// sleepUntil waits for the monotonic clock (monoNow) to reach t. The Go
-// runtime wakes sleepers up to a millisecond late, so the last stretch is
-// a nanosleep with the thread's timer slack cut from 50µs to 1µs: an open
-// model at 10,000 requests/s needs its sends on time within microseconds.
-func sleepUntil(t int64) {
+// sleepUntil waits for the monotonic clock (monoNow) to reach t, or for
+// stop, and reports whether t came. The Go runtime wakes sleepers up to a
+// millisecond late, so the last stretch is a nanosleep with the thread's
+// timer slack cut from 50µs to 1µs: an open model at 10,000 requests/s
+// needs its sends on time within microseconds.
+func sleepUntil(t int64, stop *atomic.Bool) bool {
 	const coarse = int64(1500 * time.Microsecond)
-	for {
+	for !stop.Load() {
 		d := t - monoNow()
 		switch {
 		case d <= 0:
-			return
+			return true
 		case d > coarse:
-			time.Sleep(time.Duration(d - coarse + int64(500*time.Microsecond)))
+			// In steps, so that a stop is seen within 50ms.
+			time.Sleep(min(time.Duration(d-coarse)+500*time.Microsecond, 50*time.Millisecond))
 		default:
 			syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_TIMERSLACK, 1000, 0)
 			ts := syscall.NsecToTimespec(d)
 			syscall.Nanosleep(&ts, nil)
 		}
 	}
+	return false
 }
 
 // rawDial starts a TCP connect to addr on a non-blocking socket handed

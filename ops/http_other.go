@@ -4,15 +4,22 @@ package ops
 
 import (
 	"net/netip"
+	"sync/atomic"
 	"time"
 )
 
 // sleepUntil waits for the monotonic clock (monoNow) to reach t, as
-// precisely as the runtime's timers allow.
-func sleepUntil(t int64) {
-	if d := t - monoNow(); d > 0 {
-		time.Sleep(time.Duration(d))
+// precisely as the runtime's timers allow, or for stop, and reports
+// whether t came.
+func sleepUntil(t int64, stop *atomic.Bool) bool {
+	for !stop.Load() {
+		d := t - monoNow()
+		if d <= 0 {
+			return true
+		}
+		time.Sleep(min(time.Duration(d), 50*time.Millisecond))
 	}
+	return false
 }
 
 // rawDial is Linux's; elsewhere net's dialer connects.

@@ -568,10 +568,34 @@ func TestHTTPHeadAndTLS(t *testing.T) {
 func TestSleepUntilIsNeverEarly(t *testing.T) {
 	for _, d := range []time.Duration{0, time.Microsecond, 30 * time.Microsecond, 300 * time.Microsecond, 1200 * time.Microsecond, 2500 * time.Microsecond} {
 		due := monoNow() + int64(d)
-		sleepUntil(due)
+		var stop atomic.Bool
+		if !sleepUntil(due, &stop) {
+			t.Errorf("sleepUntil(+%v) reports a stop", d)
+		}
 		if now := monoNow(); now < due {
 			t.Errorf("sleepUntil(+%v) returned %v early", d, time.Duration(due-now))
 		}
+	}
+}
+
+// TestHTTPCancelDuringARateSleep: a phase whose next request is due in an
+// hour still stops when the run is cancelled.
+func TestHTTPCancelDuringARateSleep(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	op, err := newHTTP(param.Values{"url": ts.URL, "rate": 1.0 / 3600, "duration": 2 * time.Hour, "concurrency": int64(2)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.(io.Closer).Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := op.Run(ctx, 1); err == nil {
+		t.Error("cancelled phase: err = nil")
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("a cancelled phase took %v to stop", d)
 	}
 }
 
