@@ -54,8 +54,8 @@ func TestAllocReportsGC(t *testing.T) {
 func machineOf(t *testing.T, total, available int64) {
 	t.Helper()
 	oldTotal, oldAvailable := machineTotal, machineAvailable
-	machineTotal = func() (int64, error) { return total, nil }
-	machineAvailable = func() (int64, error) { return available, nil }
+	machineTotal = func() (int64, string, error) { return total, "of memory this machine has", nil }
+	machineAvailable = func() (int64, string, error) { return available, "of memory available now", nil }
 	t.Cleanup(func() { machineTotal, machineAvailable = oldTotal, oldAvailable })
 }
 
@@ -108,7 +108,7 @@ func TestATooLargeSizeIsRefusedBeforeItIsAllocated(t *testing.T) {
 
 func TestAMachineWhoseMemoryCannotBeReadRefusesNothing(t *testing.T) {
 	old := machineTotal
-	machineTotal = func() (int64, error) { return 0, errors.New("no /proc") }
+	machineTotal = func() (int64, string, error) { return 0, "", errors.New("no /proc") }
 	defer func() { machineTotal = old }()
 	def, _ := Lookup("memcpy")
 	if errs := def.Validate(param.Values{"size": int64(math.MaxInt64)}); len(errs) != 0 {

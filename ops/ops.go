@@ -110,9 +110,10 @@ type Def struct {
 	// can point at the attribute to fix; run time checks again in New.
 	Check func(p param.Values) []*ParamError
 	// Memory, when set, is what one prepared instance will allocate. The
-	// plan refuses an instance that cannot fit in the machine's memory,
-	// and New one that does not fit in what is available when it runs, so
-	// that a mistyped size is a diagnostic, not Go's fatal out-of-memory.
+	// plan refuses an instance that cannot fit in the machine's memory (or
+	// under ulimit -v), and New one that does not fit in what is available
+	// when it runs, so that a mistyped size is a diagnostic or that
+	// benchmark's error, not Go's fatal out-of-memory.
 	Memory func(p param.Values) Footprint
 }
 
@@ -149,7 +150,7 @@ func (d *Def) Validate(p param.Values) []*ParamError {
 	if d.Check != nil {
 		errs = d.Check(p)
 	}
-	if err := d.fits(p, machineTotal, "this machine has"); err != nil {
+	if err := d.fits(p, machineTotal); err != nil {
 		errs = append(errs, err)
 	}
 	return errs
