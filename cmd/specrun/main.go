@@ -172,7 +172,17 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 			err = nil
 		}
 	}
-	if err != nil {
+	if e, ok := err.(*exitError); ok {
+		err = e.err // its message, without the code
+	}
+	// Errors joined together (fmt's, one per file) get a line each.
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if err != nil {
+		errs = []error{err}
+	}
+	for _, err := range errs {
 		fmt.Fprintf(stderr, "specrun %s: %v\n", cmd, err)
 	}
 	if ee != nil && ee.usage != nil {
