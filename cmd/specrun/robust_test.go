@@ -770,3 +770,30 @@ benchmark "files" {
 	}
 	t.Cleanup(func() { t.Logf("%d interrupted runs in %v", runs, time.Since(start).Round(time.Millisecond)) })
 }
+
+// TestInterruptedSetupLeavesNothing interrupts a run while an exec's setup
+// (which New runs, and the runner gives up on after its grace) still runs
+// a grandchild: the grandchild dies with the run.
+func TestInterruptedSetupLeavesNothing(t *testing.T) {
+	marker := fmt.Sprintf("%d", os.Getpid())
+	p := startSpecrun(t, fmt.Sprintf(`
+suite "setup" {
+  repeat = 1
+  warmup = "0s"
+}
+
+benchmark "slow_setup" {
+  op         = "exec"
+  command    = ["/bin/true"]
+  setup      = "sleep 305.%[1]s; true"
+  iterations = 1
+}
+`, marker))
+	p.waitFor(t, "sleep", "305."+marker)
+	p.record()
+	p.signal(t, syscall.SIGINT)
+	if code := p.wait(t, 20*time.Second); code != exitSIGINT {
+		t.Errorf("exit status %d, want %d\nstderr:\n%s", code, exitSIGINT, p.stderr.String())
+	}
+	p.checkNoOrphans(t)
+}

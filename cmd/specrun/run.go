@@ -140,6 +140,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := pool.Close(); err != nil {
 		fmt.Fprintf(stderr, "specrun run: stop servers: %v\n", err)
 	}
+	procgroup.KillAll() // what an op the runner gave up on still runs (a setup that hangs)
 	prog.finish()
 
 	r := newResult(plan, *label, env, started, finished, outcome)
