@@ -657,10 +657,10 @@ func TestRandomSignals(t *testing.T) {
 	}
 	trials := make([]trial, runs)
 	for i := range trials {
-		// From 200 ms on: before that specrun may not have installed its
-		// signal handlers yet, and a signal's default action ends it with
-		// nothing cleaned up.
-		tr := trial{delay: time.Duration(rng.Int63n(int64(1400*time.Millisecond))) + 200*time.Millisecond}
+		// The delay counts from the run's first child: before it, specrun
+		// may not have installed its signal handlers yet, and a signal's
+		// default action ends it with nothing cleaned up.
+		tr := trial{delay: time.Duration(rng.Int63n(int64(1200 * time.Millisecond)))}
 		switch i % 3 {
 		case 0:
 			tr.sig = "INT"
@@ -709,6 +709,11 @@ benchmark "files" {
   iterations = 200
 }
 `, freePort(t), marker))
+			for first := time.Now().Add(20 * time.Second); len(descendants(p.cmd.Process.Pid)) == 0; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(first) {
+					t.Fatalf("no child of specrun after 20s\nstderr:\n%s", p.stderr.String())
+				}
+			}
 			deadline := time.Now().Add(tr.delay)
 			for time.Now().Before(deadline) {
 				p.record()
