@@ -44,6 +44,9 @@ var formats = []format{
 	{name: "png", extension: ".png", doc: "the svg charts as an image",
 		result:  func(o Options) Reporter { return PNG{Chart: o.Chart} },
 		compare: func(o Options) ComparisonReporter { return ComparePNG{Chart: o.Chart} }, compared: "the svg chart as an image"},
+	{name: "html", extension: ".html", doc: "one self-contained page: environment, table, charts, verdicts, runs",
+		result:  func(o Options) Reporter { return HTML{Chart: o.Chart} },
+		compare: func(o Options) ComparisonReporter { return CompareHTML{Chart: o.Chart} }, compared: "one self-contained page"},
 	{name: "gobench", extension: ".txt", doc: "the Go benchmark format that benchstat reads",
 		result: func(o Options) Reporter { return GoBench{Metrics: o.Metrics} }},
 }

@@ -1,0 +1,374 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/specrun/specrun/metric"
+	"github.com/specrun/specrun/results"
+)
+
+// HTML renders a result as one self-contained page: the environment, the
+// classic table, the charts inline as SVG, the assertions with their
+// verdicts, the warnings, and per benchmark its runs and their
+// distribution. It loads nothing: no fonts, scripts or images from
+// elsewhere.
+type HTML struct{ Chart ChartOptions }
+
+// CompareHTML renders a comparison as one self-contained page: what
+// differs between the environments, the table of ratios, the chart, the
+// warnings, and per row the runs of every result.
+type CompareHTML struct{ Chart ChartOptions }
+
+var (
+	_ Reporter           = HTML{}
+	_ ComparisonReporter = CompareHTML{}
+)
+
+// htmlPage is what the page template reads.
+type htmlPage struct {
+	Title       string
+	Subtitle    string
+	Environment [][2]string
+	Notes       []string // above the table
+	Head        []string
+	Rows        [][]htmlCell
+	Chart       template.HTML
+	Assertions  []results.Assertion
+	Blocks      []string // preformatted, such as the http summaries
+	Warnings    []string
+	Details     []htmlDetail
+}
+
+type htmlCell struct {
+	Text  string
+	Class string // "num", "good", "bad", "same"
+}
+
+type htmlDetail struct {
+	Name  string
+	Head  []string
+	Runs  [][]string
+	Strip template.HTML
+}
+
+// Report writes the page.
+func (h HTML) Report(w io.Writer, r *results.Result) error {
+	p := htmlPage{Title: suiteTitle(r.Suite), Subtitle: header(r), Environment: environment(r.Environment),
+		Assertions: r.Assertions, Warnings: r.Warnings}
+	p.Subtitle = strings.NewReplacer("**", "").Replace(p.Subtitle)
+	p.Head = []string{"Name", "Iterations", "Runs", "Time per op", "±", "Min", "Max"}
+	for i := range r.Benchmarks {
+		b := &r.Benchmarks[i]
+		row := []htmlCell{{Text: b.RowLabel()}, {Text: iterations(b.Iterations), Class: "num"}, {Text: strconv.Itoa(len(b.Runs)), Class: "num"}}
+		if b.Error != "" || len(b.Runs) == 0 {
+			why := "no runs"
+			if b.Error != "" {
+				why = "failed: " + b.Error
+			}
+			row = append(row, htmlCell{Text: why, Class: "bad"}, htmlCell{}, htmlCell{}, htmlCell{})
+		} else {
+			row = append(row, htmlCell{Text: formatFigure("ns", b.NsPerOp.Median), Class: "num"}, htmlCell{Text: spread(b), Class: "num"},
+				htmlCell{Text: formatFigure("ns", b.NsPerOp.Min), Class: "num"}, htmlCell{Text: formatFigure("ns", b.NsPerOp.Max), Class: "num"})
+		}
+		p.Rows = append(p.Rows, row)
+		if b.Op == "http" {
+			var buf bytes.Buffer
+			if err := writeHTTPBlock(&buf, b); err == nil {
+				var lines []string
+				for _, l := range strings.Split(buf.String(), "\n") {
+					if !strings.HasPrefix(l, "```") { // the Markdown fence; the page has <pre>
+						lines = append(lines, l)
+					}
+				}
+				p.Blocks = append(p.Blocks, strings.ReplaceAll(strings.Join(lines, "\n"), "**", ""))
+			}
+		}
+		p.Details = append(p.Details, runDetail(b))
+	}
+	p.Notes = append(p.Notes, "± is half the median's interval over the median: a 95% confidence interval, or with fewer runs min..max at the level shown.")
+	chart, err := inlineSVG(func(w io.Writer) error { return SVG{Chart: h.Chart}.Report(w, r) })
+	if err != nil {
+		return err
+	}
+	p.Chart = chart
+	return writePage(w, &p)
+}
+
+// Report writes the page.
+func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
+	p := htmlPage{Title: c.Title, Subtitle: comparisonTitle(c), Warnings: c.Warnings}
+	dir := ""
+	if c.Better != "" {
+		dir = ", " + c.Better + " is better"
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
+		c.Metric, dir, c.Labels[0], c.Alpha))
+	if len(c.Differences) > 0 {
+		p.Notes = append(p.Notes, "Environments differ: "+strings.Join(c.Differences, "; ")+". Differences may come from the machines, not only the code.")
+	}
+	p.Head = append([]string{"Name"}, c.Labels...)
+	for _, l := range c.Labels[1:] {
+		p.Head = append(p.Head, l+" vs "+c.Labels[0])
+	}
+	unit := c.Unit
+	if c.Metric == metric.NsPerOp {
+		unit = "ns"
+	}
+	for _, row := range c.Rows {
+		cells := []htmlCell{{Text: row.Label}}
+		for _, cell := range row.Cells {
+			switch {
+			case cell == nil:
+				cells = append(cells, htmlCell{Text: "—", Class: "num"})
+			case cell.Error != "":
+				cells = append(cells, htmlCell{Text: cell.Error, Class: "bad"})
+			default:
+				cells = append(cells, htmlCell{Text: formatFigure(unit, cell.Median), Class: "num"})
+			}
+		}
+		for _, d := range row.Deltas {
+			class := "same"
+			if word := deltaMark(c, d); strings.HasSuffix(word, "slower") || strings.HasSuffix(word, "worse") {
+				class = "bad"
+			} else if strings.HasSuffix(word, "faster") || strings.HasSuffix(word, "better") {
+				class = "good"
+			}
+			cells = append(cells, htmlCell{Text: deltaText(c, d), Class: class})
+		}
+		p.Rows = append(p.Rows, cells)
+		det := htmlDetail{Name: row.Label, Head: []string{"Result", "Runs (" + c.Metric + ")"}}
+		var all []float64
+		for _, cell := range row.Cells {
+			if cell != nil {
+				all = append(all, cell.Runs...)
+			}
+		}
+		var strips []string
+		for i, cell := range row.Cells {
+			if cell == nil || cell.Error != "" {
+				continue
+			}
+			figs := make([]string, len(cell.Runs))
+			for k, v := range cell.Runs {
+				figs[k] = formatFigure(unit, v)
+			}
+			det.Runs = append(det.Runs, []string{c.Labels[i], strings.Join(figs, ", ")})
+			strips = append(strips, stripSVG(cell.Runs, cell.Median, all, i))
+		}
+		det.Strip = template.HTML(strings.Join(strips, "\n"))
+		p.Details = append(p.Details, det)
+	}
+	chart, err := inlineSVG(func(w io.Writer) error { return CompareSVG{Chart: h.Chart}.Report(w, c) })
+	if err != nil {
+		return err
+	}
+	p.Chart = chart
+	return writePage(w, &p)
+}
+
+func environment(e results.Environment) [][2]string {
+	var out [][2]string
+	add := func(k, v string) {
+		if v != "" && v != "0" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	add("Host", e.Hostname)
+	add("OS", strings.TrimSpace(e.OS+" "+e.Kernel))
+	add("Arch", e.Arch)
+	add("CPU", e.CPUModel)
+	add("CPUs", strconv.Itoa(e.CPUCount))
+	if e.MemoryBytes > 0 {
+		add("Memory", humanBytes(float64(e.MemoryBytes)))
+	}
+	add("GOMAXPROCS", strconv.Itoa(e.GOMAXPROCS))
+	add("Go", e.GoVersion)
+	add("specrun", e.SpecrunVersion)
+	add("Governor", e.Governor)
+	add("VM", e.VM)
+	return out
+}
+
+// runDetail is a benchmark's runs and a strip of their distribution.
+func runDetail(b *results.Benchmark) htmlDetail {
+	d := htmlDetail{Name: b.RowLabel() + " (" + b.Name + ")", Head: []string{"Run", "Iterations", "Total", "Time per op"}}
+	var names []string
+	for _, run := range b.Runs {
+		for k := range run.Metrics {
+			if !slices.Contains(names, k) {
+				names = append(names, k)
+			}
+		}
+	}
+	slices.Sort(names)
+	d.Head = append(d.Head, names...)
+	var vals []float64
+	for i, run := range b.Runs {
+		row := []string{strconv.Itoa(i + 1), strconv.FormatInt(run.Iterations, 10), formatFigure("ns", float64(run.TotalNs)), formatFigure("ns", run.NsPerOp)}
+		for _, k := range names {
+			if v, ok := run.Metrics[k]; ok {
+				row = append(row, results.Number(v))
+			} else {
+				row = append(row, "")
+			}
+		}
+		d.Runs = append(d.Runs, row)
+		vals = append(vals, run.NsPerOp)
+	}
+	if len(vals) > 0 {
+		d.Strip = template.HTML(stripSVG(vals, b.NsPerOp.Median, vals, 0))
+	}
+	return d
+}
+
+// stripSVG draws runs as dots on a line from the smallest to the largest
+// of scale, with the median as a bar: the distribution at a glance.
+func stripSVG(runs []float64, median float64, scale []float64, color int) string {
+	const w, h, pad = 480.0, 22.0, 8.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range scale {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return ""
+	}
+	x := func(v float64) float64 {
+		if hi == lo {
+			return w / 2
+		}
+		return pad + (w-2*pad)*(v-lo)/(hi-lo)
+	}
+	c := seriesColor(color)
+	fill := fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="strip" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ccc"/>`, pad, h/2, w-pad, h/2)
+	for _, v := range runs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s" fill-opacity="0.7"/>`, x(v), h/2, fill)
+		}
+	}
+	if !math.IsNaN(median) && !math.IsInf(median, 0) {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="3" x2="%.1f" y2="%.1f" stroke="#202020" stroke-width="2"/>`, x(median), x(median), h-3)
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// inlineSVG renders a chart for a page: the SVG element without its XML
+// prolog.
+func inlineSVG(render func(io.Writer) error) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return "", err
+	}
+	s := buf.String()
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	return template.HTML(s), nil // gonum's vgsvg escapes every text it writes
+}
+
+// clean writes every control character from a result as its visible
+// escape, as the other formats do.
+func (p *htmlPage) clean() {
+	p.Title, p.Subtitle = oneLine(p.Title), oneLine(p.Subtitle)
+	each := func(ss []string) {
+		for i := range ss {
+			ss[i] = printable(ss[i])
+		}
+	}
+	each(p.Notes)
+	each(p.Head)
+	each(p.Blocks)
+	each(p.Warnings)
+	for i := range p.Environment {
+		each(p.Environment[i][:])
+	}
+	for _, row := range p.Rows {
+		for i := range row {
+			row[i].Text = printable(row[i].Text)
+		}
+	}
+	p.Assertions = slices.Clone(p.Assertions)
+	for i := range p.Assertions {
+		a := &p.Assertions[i]
+		a.Name, a.Description, a.Message = printable(a.Name), printable(a.Description), printable(a.Message)
+	}
+	for i := range p.Details {
+		d := &p.Details[i]
+		d.Name = printable(d.Name)
+		each(d.Head)
+		for _, r := range d.Runs {
+			each(r)
+		}
+	}
+}
+
+func writePage(w io.Writer, p *htmlPage) error {
+	p.clean()
+	if err := pageTemplate.Execute(w, p); err != nil {
+		return fmt.Errorf("write html: %w", err)
+	}
+	return nil
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: 'Liberation Sans', Arial, Helvetica, sans-serif; color: #202020; margin: 2em auto; max-width: 60em; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { padding: 0.25em 0.75em; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.good { color: #00734d; } .bad { color: #b23c00; } .same { color: #555; }
+.pass { color: #00734d; font-weight: bold; } .fail, .error { color: #b23c00; font-weight: bold; } .inconclusive { color: #8a6d00; font-weight: bold; }
+.chart svg { max-width: 100%; height: auto; }
+pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
+details { margin: 0.5em 0; } summary { cursor: pointer; }
+.note { color: #555; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p>{{.Subtitle}}</p>
+{{if .Environment}}<h2>Environment</h2>
+<table>{{range .Environment}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>{{end}}
+<h2>Results</h2>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}<table>
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+<div class="chart">{{.Chart}}</div>
+{{if .Assertions}}<h2>Assertions</h2>
+<ul>{{range .Assertions}}<li><span class="{{.Verdict}}">{{.Verdict}}</span> {{.Name}}{{if .Description}}: {{.Description}}{{end}}{{if .Message}} <span class="note">({{.Message}})</span>{{end}}</li>
+{{end}}</ul>{{end}}
+{{range .Blocks}}<pre>{{.}}</pre>
+{{end}}{{if .Warnings}}<h2>Warnings</h2>
+<ul>{{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
+<h2>Runs</h2>
+{{range .Details}}<details><summary>{{.Name}}</summary>
+{{.Strip}}
+<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Runs}}<tr>{{range .}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+</details>
+{{end}}</body>
+</html>
+`))

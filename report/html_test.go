@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specrun/specrun/results"
+)
+
+// The HTML pages load nothing from elsewhere.
+func TestHTMLSelfContained(t *testing.T) {
+	c, err := results.Compare([]*results.Result{tiger(t), leopard(t)}, results.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp bytes.Buffer
+	if err := (CompareHTML{}).Report(&cmp, c); err != nil {
+		t.Fatal(err)
+	}
+	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|@import|url\(`)
+	for name, page := range map[string][]byte{"report": render(t, HTML{}, tiger(t)), "compare": cmp.Bytes()} {
+		if m := external.Find(page); m != nil {
+			t.Errorf("%s page refers to something outside it: %q", name, m)
+		}
+		for _, want := range []string{"<svg", "Environment", "Runs", "<table"} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s page lacks %q", name, want)
+			}
+		}
+	}
+	if !bytes.Contains(cmp.Bytes(), []byte("2.00× slower")) {
+		t.Errorf("compare page lacks the verdict of a significant ratio")
+	}
+}
+
+// Headless Chromium opens each page, logs no console error, and draws
+// something that is not blank.
+func TestHTMLInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no chromium on PATH (apt-get install chromium)")
+	}
+	c, err := results.Compare([]*results.Result{scanResult(t, "before"), scanResult(t, "after")}, results.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp bytes.Buffer
+	if err := (CompareHTML{}).Report(&cmp, c); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, page := range map[string][]byte{"report": render(t, HTML{}, tiger(t)), "compare": cmp.Bytes()} {
+		path := filepath.Join(dir, name+".html")
+		if err := os.WriteFile(path, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shot := filepath.Join(dir, name+".png")
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+			"--user-data-dir="+filepath.Join(dir, "profile-"+name), "--window-size=1000,1400",
+			"--virtual-time-budget=3000", "--enable-logging=stderr", "--v=0",
+			"--screenshot="+shot, "file://"+path)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, stderr.String())
+		}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+				t.Errorf("%s: console: %s", name, line)
+			}
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatalf("%s: no screenshot: %v\n%s", name, err, stderr.String())
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inked, colored := 0, 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 3 {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 3 {
+				r, g, b, _ := img.At(x, y).RGBA()
+				if r < 0xc000 || g < 0xc000 || b < 0xc000 {
+					inked++
+				}
+				if r>>8 == 0x00 && g>>8 == 0x72 && b>>8 == 0xb2 || r>>8 == 0xe6 && g>>8 == 0x9f && b>>8 == 0x00 {
+					colored++
+				}
+			}
+		}
+		if inked < 2000 || colored < 20 {
+			t.Errorf("%s: screenshot looks blank: %d dark and %d series-coloured pixels sampled", name, inked, colored)
+		}
+		if os.Getenv("SPECRUN_KEEP_SCREENSHOTS") != "" {
+			data, _ := os.ReadFile(shot)
+			os.WriteFile(filepath.Join(os.Getenv("SPECRUN_KEEP_SCREENSHOTS"), name+".png"), data, 0o644)
+		}
+	}
+}
