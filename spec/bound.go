@@ -18,7 +18,7 @@ import (
 // the functions check their own growth (boundedFunctions); the value is
 // checked again once computed.
 func evaluate(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
-	if n := bound(expr, ctx); n > MaxValueBytes {
+	if copies(expr) && bound(expr, ctx) > MaxValueBytes {
 		return cty.DynamicVal, tooLargeDiags(expr.Range(), "The value of this expression")
 	}
 	v, diags := expr.Value(ctx)
@@ -26,6 +26,25 @@ func evaluate(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnos
 		return cty.DynamicVal, append(diags, tooLargeDiags(expr.Range(), "The value of this expression")...)
 	}
 	return v, diags
+}
+
+// copies reports whether expr holds a template or a for expression, the
+// only expressions that build values larger than their parts without a
+// function call (functions bound themselves). The others need no bound.
+func copies(expr hcl.Expression) bool {
+	node, ok := expr.(hclsyntax.Node)
+	if !ok {
+		return false
+	}
+	found := false
+	hclsyntax.VisitAll(node, func(n hclsyntax.Node) hcl.Diagnostics {
+		switch n.(type) {
+		case *hclsyntax.TemplateExpr, *hclsyntax.ForExpr:
+			found = true
+		}
+		return nil
+	})
+	return found
 }
 
 func tooLargeDiags(rng hcl.Range, what string) hcl.Diagnostics {
