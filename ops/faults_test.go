@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/specrun/specrun/param"
 )
@@ -231,6 +232,37 @@ func TestFileOpsKeepTheirDirWhenItIsSwapped(t *testing.T) {
 			if entries, _ := os.ReadDir(d); len(entries) != 0 {
 				t.Errorf("%s: %s holds %v", name, d, entries)
 			}
+		}
+	}
+}
+
+// TestFileOpsFailOnAFIFOSwappedIn: a FIFO put in place of the op's file
+// fails the iteration; it does not block the op where no deadline reaches.
+func TestFileOpsFailOnAFIFOSwappedIn(t *testing.T) {
+	for _, name := range []string{"file.read", "file.write"} {
+		dir := t.TempDir()
+		op, err := newOp(name, param.Values{"dir": dir}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "specrun-file.dat")
+		os.Remove(path)
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := op.Run(context.Background(), 1); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: no error from a FIFO", name)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: blocked on a FIFO", name)
+		}
+		closeOp(t, op)
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("%s: the FIFO is gone or changed: %v %v", name, fi, err)
 		}
 	}
 }

@@ -70,11 +70,20 @@ type fileDir struct {
 	path  string // as given, for messages
 	fd    int
 	made  bool
-	owned map[string]fileID // files the op created, by name
+	owned map[string]heldFile // files the op created, by name
 }
 
 // fileID identifies a file across renames of its name.
-type fileID struct{ dev, ino uint64 }
+type fileID struct {
+	dev, ino uint64
+	mode     uint32 // the S_IFMT bits
+}
+
+// heldFile is a file the op created, and a descriptor that keeps it.
+type heldFile struct {
+	fd int
+	id fileID
+}
 
 // errExists is a file op's refusal to touch a file it did not create.
 var errExists = errors.New("exists, and specrun only writes files it creates")
@@ -89,7 +98,7 @@ func openFileDir(op string, p param.Values, env Env) (d *fileDir, name string, s
 	if name, err = fileName(p); err != nil {
 		return nil, "", 0, fmt.Errorf("%s: %w", op, err)
 	}
-	d = &fileDir{path: p.String("dir"), owned: map[string]fileID{}}
+	d = &fileDir{path: p.String("dir"), owned: map[string]heldFile{}}
 	if d.path == "" {
 		parent := ""
 		if env != nil {
@@ -133,11 +142,14 @@ func (d *fileDir) Close() error {
 		return nil
 	}
 	var errs []error
-	if !d.made {
-		for name := range d.owned {
-			errs = append(errs, d.remove(name))
+	for name, h := range d.owned {
+		if d.made {
+			unix.Close(h.fd) // the whole directory goes below
+			continue
 		}
+		errs = append(errs, d.remove(name))
 	}
+	clear(d.owned)
 	errs = append(errs, unix.Close(d.fd))
 	d.fd = -1
 	if d.made {
@@ -148,19 +160,20 @@ func (d *fileDir) Close() error {
 
 // remove unlinks name if it is still the file the op created there.
 func (d *fileDir) remove(name string) error {
-	id, ok := d.owned[name]
+	h, ok := d.owned[name]
 	if !ok {
 		return nil
 	}
 	delete(d.owned, name)
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	defer unix.Close(h.fd)
+	now, err := idAt(d.fd, name)
+	if err != nil {
 		if err == unix.ENOENT {
 			return nil
 		}
 		return d.pathErr("stat", name, err)
 	}
-	if statID(&st) != id {
+	if now != h.id {
 		return nil // someone else's file now: not the op's to remove
 	}
 	if err := unix.Unlinkat(d.fd, name, 0); err != nil && err != unix.ENOENT {
@@ -170,49 +183,62 @@ func (d *fileDir) remove(name string) error {
 }
 
 // create makes name with data, refusing any file already there, and
-// records it as the op's own.
+// holds it as the op's own.
 func (d *fileDir) create(name string, data []byte) error {
-	fd, err := d.openNew(name)
+	fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err == unix.EEXIST {
+		return d.pathErr("create", name, errExists)
+	}
 	if err != nil {
+		return d.pathErr("create", name, err)
+	}
+	if err := d.hold(fd, name); err != nil {
+		unix.Close(fd)
 		return err
 	}
 	if err := writeAll(fd, data); err != nil {
-		d.abandon(fd, name)
+		d.remove(name)
 		return d.pathErr("write", name, err)
 	}
-	return d.pathErr("close", name, unix.Close(fd))
-}
-
-// openNew creates name exclusively, so that it is the op's own file.
-func (d *fileDir) openNew(name string) (int, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	if err == unix.EEXIST {
-		return -1, d.pathErr("create", name, errExists)
-	}
-	if err != nil {
-		return -1, d.pathErr("create", name, err)
-	}
-	if err := d.own(fd, name); err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	return fd, nil
-}
-
-// own records the file open as fd as the op's file called name.
-func (d *fileDir) own(fd int, name string) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return d.pathErr("stat", name, err)
-	}
-	d.owned[name] = statID(&st)
 	return nil
 }
 
-// abandon closes and removes a file the op created and could not finish.
-func (d *fileDir) abandon(fd int, name string) {
-	unix.Close(fd)
-	d.remove(name)
+// hold keeps fd, open on the op's own file called name, until Close. While
+// a descriptor holds an inode no other file can take its number, so the
+// number tells the op's file from one put in its place.
+func (d *fileDir) hold(fd int, name string) error {
+	id, err := idOf(fd)
+	if err != nil {
+		return d.pathErr("stat", name, err)
+	}
+	if old, ok := d.owned[name]; ok {
+		unix.Close(old.fd)
+	}
+	d.owned[name] = heldFile{fd: fd, id: id}
+	return nil
+}
+
+// idAt identifies the file called name in the directory open as dirfd,
+// without following a symlink.
+func idAt(dirfd int, name string) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fileID{}, err
+	}
+	return statID(&st), nil
+}
+
+// idOf identifies the open file fd.
+func idOf(fd int) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fileID{}, err
+	}
+	return statID(&st), nil
+}
+
+func statID(st *unix.Stat_t) fileID {
+	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode) & unix.S_IFMT}
 }
 
 func (d *fileDir) pathErr(op, name string, err error) error {
@@ -221,8 +247,6 @@ func (d *fileDir) pathErr(op, name string, err error) error {
 	}
 	return &os.PathError{Op: op, Path: filepath.Join(d.path, name), Err: err}
 }
-
-func statID(st *unix.Stat_t) fileID { return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)} }
 
 func writeAll(fd int, b []byte) error {
 	for len(b) > 0 {
@@ -415,11 +439,12 @@ func (w *fileWrite) Run(ctx context.Context, n int64) (Sample, error) {
 		}
 	}
 	if w.atomic && i > 0 {
-		// The target is now the last temporary renamed over it: one stat
-		// per run, outside the iterations, keeps it the op's own to remove.
-		var st unix.Stat_t
-		if serr := unix.Fstatat(w.fd, w.name, &st, unix.AT_SYMLINK_NOFOLLOW); serr == nil {
-			w.owned[w.name] = statID(&st)
+		// The target is now the last temporary renamed over it: one open
+		// per run, outside the iterations, holds it as the op's own.
+		if fd, serr := unix.Openat(w.fd, w.name, holdFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); serr == nil {
+			if w.hold(fd, w.name) != nil {
+				unix.Close(fd)
+			}
 		}
 	}
 	if err != nil {
@@ -436,7 +461,9 @@ func (w *fileWrite) once() error {
 	if w.atomic {
 		name, flags = w.tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL
 	}
-	fd, err := unix.Openat(w.fd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	// O_NONBLOCK: a FIFO swapped in for the file fails the open instead of
+	// blocking it; for a regular file it changes nothing.
+	fd, err := unix.Openat(w.fd, name, flags|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return w.pathErr("open", name, err)
 	}

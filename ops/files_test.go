@@ -308,3 +308,57 @@ func TestFileOpsCheckTheDirBeforeTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFileOpsLeaveAUserFileThatReusedTheirInode: a file made where the
+// op's file was removed may get the same inode number; it is still not
+// the op's to remove.
+func TestFileOpsLeaveAUserFileThatReusedTheirInode(t *testing.T) {
+	for _, name := range []string{"file.read", "file.write"} {
+		dir := t.TempDir()
+		op, err := newOp(name, param.Values{"dir": dir}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "specrun-file.dat")
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		_, data := userFile(t, dir, "specrun-file.dat")
+		closeOp(t, op)
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: the user's file holds %q, %v", name, got, err)
+		}
+	}
+}
+
+// TestFileOpsCloseWhatTheyHold: every descriptor a file op opened is
+// closed by Close, whether it made its dir or was given one.
+func TestFileOpsCloseWhatTheyHold(t *testing.T) {
+	before := openFDs(t)
+	for _, set := range []param.Values{
+		{}, {"atomic": true}, {"dir": t.TempDir()}, {"dir": t.TempDir(), "atomic": true},
+	} {
+		for _, name := range []string{"file.read", "file.write"} {
+			op, err := newOp(name, set, catalogEnv{dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := op.Run(context.Background(), 3); err != nil {
+				t.Fatal(err)
+			}
+			closeOp(t, op)
+		}
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open after the ops closed, %d before", after, before)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(entries)
+}
