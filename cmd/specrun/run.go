@@ -107,15 +107,6 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *label == "" {
 		*label, _ = os.Hostname()
 	}
-	// The output is checked before the run, so that a directory that
-	// cannot take the files is found before minutes of benchmarks rather
-	// than after.
-	started := time.Now().UTC()
-	names, err := outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
-	if err != nil {
-		return err
-	}
-
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pool := servers.NewPool(plan.Servers, "")
@@ -125,6 +116,19 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// Quitting at once kills the servers and every other command started.
 	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll() }, stderr)
 	defer signals.stop()
+
+	// The output is checked before the run, so that a directory that
+	// cannot take the files is found before minutes of benchmarks rather
+	// than after. The check writes a probe file, which a second signal
+	// waits for, as it waits for the result files.
+	started := time.Now().UTC()
+	var names resultNames
+	signals.whileWriting(func() {
+		names, err = outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
+	})
+	if err != nil {
+		return err
+	}
 
 	env, envWarnings := sysinfo.CaptureEnvironment(version())
 	var prog *progress
