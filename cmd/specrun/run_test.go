@@ -274,3 +274,67 @@ func TestRunRefusesControlCharsInLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOnFullDisk runs with --out on a small tmpfs (where this test may
+// mount one): full before the run, it is a usage error and nothing runs;
+// filled during the run, the result is kept in the temp dir and the exit
+// code says it could not be written.
+func TestRunOnFullDisk(t *testing.T) {
+	dir, tmp := privateTmp(t)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", out, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v", err)
+	}
+	defer syscall.Unmount(out, syscall.MNT_DETACH)
+
+	// Many instances make a result far larger than what is left.
+	src := "suite \"full\" {\n  repeat = 1\n  warmup = \"0s\"\n}\n\nbenchmark \"n\" {\n  op         = \"noop\"\n  iterations = 10\n  matrix {\n    i = range(300)\n  }\n}\n"
+	specPath := filepath.Join(dir, "full.hcl")
+	if err := os.WriteFile(specPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fill := filepath.Join(out, "filler")
+	if err := os.WriteFile(fill, make([]byte, 60<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-progress", "--label", "box", "--out", out, specPath}, &stdout, &stderr)
+	if code != exitWriteFailed || !strings.Contains(stderr.String(), "the result is kept in "+tmp) {
+		t.Errorf("a result too large for what is left: exit %d, want %d, stderr:\n%s", code, exitWriteFailed, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| n/i=299 |") {
+		t.Errorf("the table was not printed:\n%s", stdout.String())
+	}
+	kept, _ := filepath.Glob(filepath.Join(tmp, "full-box-*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept files %q, want one", kept)
+	}
+	if r, err := results.ReadFile(kept[0]); err != nil || len(r.Benchmarks) != 300 {
+		t.Errorf("the kept result does not read back whole: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, ".*")); len(left) > 0 {
+		t.Errorf("temporary files left in --out: %q", left)
+	}
+
+	// Completely full: refused before anything runs.
+	f, err := os.OpenFile(fill, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := f.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	f.Close()
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"run", "--no-progress", "--label", "box", "--out", out, specPath}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "cannot write result files in") || stdout.Len() > 0 {
+		t.Errorf("a full --out: exit %d, want %d before running; stdout %q, stderr:\n%s", code, exitUsage, stdout.String(), stderr.String())
+	}
+}
