@@ -21,6 +21,8 @@ type barPanel struct {
 	axis   string // ChartOptions.Axis
 	rows   []string
 	series []barSeries
+
+	wrapped []string // rows, wrapped; set on first use
 }
 
 type barSeries struct {
@@ -53,11 +55,13 @@ func drawable(v float64, log bool) bool {
 }
 
 func (b *barPanel) rowLabels() []string {
-	out := make([]string, len(b.rows))
-	for i, r := range b.rows {
-		out[i] = wrap(r, labelStyle, chartWidth*maxLabelShare, maxLabelLines)
+	if len(b.wrapped) != len(b.rows) {
+		b.wrapped = make([]string, len(b.rows))
+		for i, r := range b.rows {
+			b.wrapped[i] = wrap(r, labelStyle, chartWidth*maxLabelShare, maxLabelLines)
+		}
 	}
-	return out
+	return b.wrapped
 }
 
 func (b *barPanel) rowHeight() vg.Length {

@@ -363,27 +363,40 @@ func wrap(s string, sty text.Style, width vg.Length, maxLines int) string {
 // breakAt is the length of the longest prefix of s that fits width and
 // ends at a break opportunity, or of the longest prefix that fits.
 func breakAt(s string, sty text.Style, width vg.Length) int {
-	lastBreak, lastFit := 0, 0
-	for i, r := range s {
-		end := i + utf8.RuneLen(r)
-		if sty.Width(strings.TrimRight(s[:end], " ")) > width {
-			break
-		}
-		lastFit = end
-		if r == ' ' || r == '/' || r == '_' || r == '-' || r == ',' {
-			lastBreak = end
+	// Widths grow with the prefix: search for the longest that fits.
+	ends := runeEnds(s)
+	fit := func(end int) bool { return sty.Width(strings.TrimRight(s[:end], " ")) <= width }
+	lo, hi := 0, len(ends) // ends[:lo] fit, ends[hi:] do not
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fit(ends[mid]) {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	switch {
-	case lastFit == len(s):
-		return len(s)
-	case lastBreak > 0:
-		return lastBreak
-	case lastFit > 0:
+	if lo == 0 {
+		return ends[0] // not even one rune fits: take it anyway
+	}
+	lastFit := ends[lo-1]
+	if lastFit == len(s) {
 		return lastFit
 	}
-	_, n := utf8.DecodeRuneInString(s) // not even one rune fits: take it anyway
-	return n
+	for i := lastFit; i > 0; i-- {
+		if c := s[i-1]; c == ' ' || c == '/' || c == '_' || c == '-' || c == ',' {
+			return i
+		}
+	}
+	return lastFit
+}
+
+// runeEnds are the byte offsets at which each rune of s ends.
+func runeEnds(s string) []int {
+	var ends []int
+	for i, r := range s {
+		ends = append(ends, i+utf8.RuneLen(r))
+	}
+	return ends
 }
 
 // abbreviate shortens s with "…" until it fits width.
@@ -392,13 +405,21 @@ func abbreviate(s string, sty text.Style, width vg.Length) string {
 	if sty.Width(s) <= width {
 		return s
 	}
-	runes := []rune(s)
-	for n := len(runes) - 1; n > 0; n-- {
-		if t := strings.TrimRight(string(runes[:n]), " ") + "…"; sty.Width(t) <= width {
-			return t
+	ends := runeEnds(s)
+	cut := func(n int) string { return strings.TrimRight(s[:ends[n-1]], " ") + "…" }
+	lo, hi := 1, len(ends) // cut(lo-1) fits (or lo is 1), cut(hi) does not
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if sty.Width(cut(mid)) <= width {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	return "…"
+	if lo-1 < 1 {
+		return "…"
+	}
+	return cut(lo - 1)
 }
 
 // valueScale is how a unit's figures are written: a divisor and the

@@ -170,10 +170,10 @@ func labelledResult(n, length int, flat bool) *results.Result {
 // short to absurd row labels, few to many rows, and figures on one decade
 // or on many.
 func TestChartTextDoesNotOverlap(t *testing.T) {
-	for _, n := range []int{1, 12} {
-		for _, length := range []int{3, 45, 120} {
+	for _, n := range []int{1, 3, 12} {
+		for _, length := range []int{3, 20, 45, 120} {
 			for _, flat := range []bool{false, true} {
-				for _, axis := range []string{"", "log"} {
+				for _, axis := range []string{"", "linear", "log"} {
 					name := fmt.Sprintf("rows=%d/label=%d/flat=%v/axis=%q", n, length, flat, axis)
 					r := labelledResult(n, length, flat)
 					checkLayout(t, name+"/result", layout(resultFigure(r, ChartOptions{Axis: axis})))
@@ -384,5 +384,36 @@ func TestFindScans(t *testing.T) {
 	}
 	if got := otherParams("fw/size=1KB/atomic=true", "size"); got != "atomic=true" {
 		t.Errorf("otherParams = %q", got)
+	}
+}
+
+// Long labels wrap at break opportunities, then anywhere, and what does
+// not fit in the lines allowed ends in an ellipsis.
+func TestWrap(t *testing.T) {
+	const width = 120
+	for _, tc := range []struct {
+		in        string
+		lines     int
+		ellipsis  bool
+		wantFirst string
+	}{
+		{"16 byte memcpy", 1, false, "16 byte memcpy"},
+		{"Object alloc/init, GC release (NSObject alloc/init/release)", 3, false, "Object alloc/init, GC"},
+		{strings.Repeat("x", 200), 3, true, ""},
+		{strings.Repeat("word ", 60), 3, true, ""},
+	} {
+		got := wrap(tc.in, labelStyle, width, 3)
+		lines := strings.Split(got, "\n")
+		if len(lines) != tc.lines || strings.HasSuffix(got, "…") != tc.ellipsis || (tc.wantFirst != "" && lines[0] != tc.wantFirst) {
+			t.Errorf("wrap(%q) = %q: want %d lines, ellipsis %v, first %q", tc.in, got, tc.lines, tc.ellipsis, tc.wantFirst)
+		}
+		for _, l := range lines {
+			if w := labelStyle.Width(l); w > width {
+				t.Errorf("wrap(%q): line %q is %v wide, over %v", tc.in, l, w, width)
+			}
+		}
+	}
+	if got := wrap("a\nb\x1b[2J", labelStyle, width, 3); strings.ContainsAny(got, "\n\x1b") {
+		t.Errorf("wrap kept a newline or control character: %q", got)
 	}
 }

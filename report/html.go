@@ -60,9 +60,11 @@ type htmlDetail struct {
 
 // Report writes the page.
 func (h HTML) Report(w io.Writer, r *results.Result) error {
-	p := htmlPage{Title: suiteTitle(r.Suite), Subtitle: header(r), Environment: environment(r.Environment),
+	// The Markdown header, bold and escapes undone: the template escapes.
+	sub := strings.Replace(header(r), "**", "", 2)
+	sub = strings.NewReplacer(`\|`, "|", "&amp;", "&", "&lt;", "<").Replace(sub)
+	p := htmlPage{Title: suiteTitle(r.Suite), Subtitle: sub, Environment: environment(r.Environment),
 		Assertions: r.Assertions, Warnings: r.Warnings}
-	p.Subtitle = strings.NewReplacer("**", "").Replace(p.Subtitle)
 	p.Head = []string{"Name", "Iterations", "Runs", "Time per op", "±", "Min", "Max"}
 	for i := range r.Benchmarks {
 		b := &r.Benchmarks[i]

@@ -36,6 +36,12 @@ func TestHTMLSelfContained(t *testing.T) {
 			}
 		}
 	}
+	odd := tiger(t)
+	odd.Label = "a|b & <c>"
+	page := render(t, HTML{}, odd)
+	if !bytes.Contains(page, []byte("[a|b &amp; &lt;c&gt;]")) || bytes.Contains(page, []byte("&amp;amp;")) {
+		t.Errorf("the label is not escaped once for HTML:\n%s", page[:min(len(page), 2000)])
+	}
 	if !bytes.Contains(cmp.Bytes(), []byte("2.00× slower")) {
 		t.Errorf("compare page lacks the verdict of a significant ratio")
 	}
