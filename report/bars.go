@@ -111,9 +111,9 @@ func (b *barPanel) draw(c draw.Canvas) {
 	}
 
 	p := newPlot()
-	p.X.Label.Text = b.xlabel
+	title := b.xlabel
 	if log {
-		p.X.Label.Text = logScaleNote(b.xlabel)
+		title = logScaleNote(b.xlabel)
 		p.X.Scale = plot.LogScale{}
 		// The shortest bar is at least about a third of a decade long.
 		p.X.Min = math.Pow(10, math.Max(math.Floor(math.Log10(lo/3)), -maxDecade))
@@ -142,9 +142,11 @@ func (b *barPanel) draw(c draw.Canvas) {
 	p.Add(grid, &hbars{panel: b, log: log})
 
 	// Measure the data area, then label the ticks for its real width.
+	c, drawTitle := xTitle(c, title)
 	dc := p.DataCanvas(c)
 	ticks.length = dc.Max.X - dc.Min.X
 	p.X.Tick.Marker = ticks
+	drawTitle(p.DataCanvas(c))
 	p.Draw(c)
 }
 

@@ -507,3 +507,23 @@ func logScaleNote(title string) string {
 	}
 	return first + " (log scale)" + rest
 }
+
+// xTitle reserves room for an x axis title under c and returns the
+// canvas left for the plot and a function that draws the title centred
+// under the plot's data area (kept on the page). gonum centres it on the
+// arithmetic middle of the range, which on a log axis is far from the
+// middle, and pads the plot for it: the panels draw their own.
+func xTitle(c draw.Canvas, title string) (draw.Canvas, func(dc draw.Canvas)) {
+	sty := labelStyle
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
+	h := sty.Height(title) + 4
+	bottom := c.Min.Y
+	c.Min.Y += h
+	page := c
+	return c, func(dc draw.Canvas) {
+		w := sty.Width(title)
+		x := (dc.Min.X + dc.Max.X) / 2
+		x = max(min(x, page.Max.X-w/2), page.Min.X+w/2)
+		page.FillText(sty, vg.Point{X: x, Y: bottom}, title)
+	}
+}

@@ -156,6 +156,7 @@ func compareScanPanel(c *results.Comparison, s scan, unit, ylabel string, opt Ch
 		axis:      opt.Axis,
 	}
 	index := map[string]int{}
+	hollow := false
 	for _, ri := range s.members {
 		row := c.Rows[ri]
 		x, _ := paramNumber(row.Params, s.param)
@@ -173,8 +174,17 @@ func compareScanPanel(c *results.Comparison, s scan, unit, ylabel string, opt Ch
 				lp.legend = append(lp.legend, legendEntry{name: name, color: seriesColor(li), line: true})
 			}
 			br := cellBar(cell)
-			lp.lines[li].points = append(lp.lines[li].points, linePoint{x: x, y: br.value, low: br.low, high: br.high})
+			pt := linePoint{x: x, y: br.value, low: br.low, high: br.high}
+			if i > 0 && drawable(br.value, false) {
+				d := row.Deltas[i-1]
+				pt.hollow = d.Ratio == nil || !d.Significant || len(d.Warnings) > 0
+				hollow = hollow || pt.hollow
+			}
+			lp.lines[li].points = append(lp.lines[li].points, pt)
 		}
+	}
+	if hollow {
+		lp.xlabel += fmt.Sprintf("\nhollow: not significantly different from %s (Mann-Whitney U, α = %v)", c.Labels[0], c.Alpha)
 	}
 	for i := range lp.lines {
 		sortPoints(lp.lines[i].points)

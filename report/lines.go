@@ -1,6 +1,7 @@
 package report
 
 import (
+	"image/color"
 	"math"
 	"slices"
 
@@ -28,8 +29,13 @@ type lineSeries struct {
 	points []linePoint
 }
 
-// linePoint is one instance; a NaN y leaves a gap in the line.
-type linePoint struct{ x, y, low, high float64 }
+// linePoint is one instance; a NaN y leaves a gap in the line. A hollow
+// point marks a figure not significantly different from the first
+// result's.
+type linePoint struct {
+	x, y, low, high float64
+	hollow          bool
+}
 
 func (l *linePanel) height() vg.Length { return l.panelHead.height() + linePanelH }
 
@@ -63,13 +69,12 @@ func (l *linePanel) yRange(log bool) (lo, hi float64) {
 func (l *linePanel) draw(c draw.Canvas) {
 	c = l.panelHead.draw(c)
 	p := newPlot()
-	p.X.Label.Text = l.xlabel
-	ylabel := l.ylabel
+	xlabel, ylabel := l.xlabel, l.ylabel
 
 	xs := l.xs()
 	xlog := len(xs) > 1 && xs[0] > 0 && xs[len(xs)-1]/xs[0] >= 10
 	if xlog {
-		p.X.Label.Text = logScaleNote(l.xlabel)
+		xlabel = logScaleNote(l.xlabel)
 		p.X.Scale = plot.LogScale{}
 		p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
 	} else if len(xs) > 0 {
@@ -108,10 +113,12 @@ func (l *linePanel) draw(c draw.Canvas) {
 	sty := p.Y.Label.TextStyle
 	sty.Rotation, sty.XAlign, sty.YAlign = math.Pi/2, draw.XCenter, draw.YTop
 	c.Min.X += sty.Height(ylabel) + 4
+	c, drawTitle := xTitle(c, xlabel)
 	dc := p.DataCanvas(c)
 	c.FillText(sty, vg.Point{X: c.Min.X - sty.Height(ylabel) - 4, Y: (dc.Min.Y + dc.Max.Y) / 2}, ylabel)
 	xt.length, yt.length = dc.Max.X-dc.Min.X, dc.Max.Y-dc.Min.Y
 	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
+	drawTitle(p.DataCanvas(c))
 	p.Draw(c)
 }
 
@@ -154,7 +161,13 @@ func (lp *linePlot) Plot(c draw.Canvas, p *plot.Plot) {
 				c.StrokeLine2(whisker, x-3, lo, x+3, lo)
 				c.StrokeLine2(whisker, x-3, hi, x+3, hi)
 			}
-			c.DrawGlyph(draw.GlyphStyle{Color: clr, Radius: 2.6, Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: trY(pt.y)})
+			at := vg.Point{X: x, Y: trY(pt.y)}
+			if pt.hollow {
+				c.DrawGlyph(draw.GlyphStyle{Color: color.White, Radius: 3, Shape: draw.CircleGlyph{}}, at)
+				c.DrawGlyph(draw.GlyphStyle{Color: clr, Radius: 3, Shape: draw.RingGlyph{}}, at)
+				continue
+			}
+			c.DrawGlyph(draw.GlyphStyle{Color: clr, Radius: 2.6, Shape: draw.CircleGlyph{}}, at)
 		}
 	}
 }

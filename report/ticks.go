@@ -144,7 +144,8 @@ func (t fitTicks) decades(min, max float64) []plot.Tick {
 			ticks = append(ticks, tick)
 		}
 		if t.fits(min, max, ticks) || step > last-first {
-			if step == 1 && last-first <= 8 {
+			// Minor ticks only where a decade has room for them.
+			if step == 1 && (t.length <= 0 || float64(t.length)/(math.Log10(max)-math.Log10(min)) >= 60) {
 				ticks = append(ticks, minorDecades(min, max)...)
 			}
 			return ticks
