@@ -314,7 +314,7 @@ func (o *execOp) runShell(ctx context.Context, what, line string) error {
 	stop := context.AfterFunc(ctx, func() { o.aux.Signal(syscall.SIGKILL) })
 	err = c.Wait()
 	stop()
-	o.aux.Remove(c.Process.Pid)
+	o.aux.Reaped(c.Process.Pid)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -5,6 +5,7 @@ package ops
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,5 +205,23 @@ func TestProcessSpawnCancelKillsChild(t *testing.T) {
 	}
 	if left := running("sleep " + arg); len(left) > 0 {
 		t.Errorf("after the cancel: %v left running", left)
+	}
+}
+
+// TestExecWithoutCgroups runs the containment tests again in a child test
+// process that may make no cgroups: process groups must do on their own
+// for what stays in the command's process group.
+func TestExecWithoutCgroups(t *testing.T) {
+	if os.Getenv(procgroup.NoCgroupsEnv) != "" {
+		t.Skip("already without cgroups")
+	}
+	cmd := exec.Command(os.Args[0], "-test.count=1", "-test.run=^(TestExecKillsWhatARunLeaves|TestExecCancelKillsGrandchild|TestExecSetupLivesUntilClose|TestProcessSpawnCancelKillsChild|TestExecFailureCarriesStderr|TestExecSetupPrepareCleanupStdin|TestExecPeakMemoryIsTheCommands)$", "-test.v")
+	cmd.Env = append(os.Environ(), procgroup.NoCgroupsEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("without cgroups: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestExecKillsWhatARunLeaves") || !strings.Contains(string(out), "--- SKIP: TestExecPeakMemoryIsTheCommands") {
+		t.Errorf("without cgroups, the tests did not run as expected:\n%s", out)
 	}
 }

@@ -89,7 +89,10 @@ func spawn(ctx context.Context, s *spawnSpec, g *procgroup.Group) (childUsage, e
 		break
 	}
 	peak, _ := g.MemoryPeak()
-	// What escaped the process group (a daemon) is still in the cgroup.
+	// Its process group is dealt with; what escaped it (a daemon) is still
+	// in the cgroup, where there is one. Without one, Kill has nothing left
+	// to look for, and costs no scan of /proc.
+	g.Remove(pid)
 	if err := g.Kill(); err != nil {
 		return childUsage{}, err
 	}

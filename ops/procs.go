@@ -61,8 +61,8 @@ func newProcessSpawn(p param.Values, _ Env) (Op, error) {
 
 // Run starts and waits for n children. Each leads its own process group in
 // the op's group; a cancellation kills the child being waited for and
-// everything it started, and what children leave behind is killed when
-// the run ends (not between iterations, which are timed).
+// everything it started, and what children leave behind in the op's cgroup
+// is killed when the run ends (not between iterations, which are timed).
 func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 	done := ctx.Done()
 	// The thread that starts a child must outlive it: the kernel's
@@ -84,6 +84,10 @@ func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 		}
 		s.group.Add(proc.Pid)
 		state, err := proc.Wait()
+		// Reaped: its id may be reused. What it left is in the cgroup, where
+		// there is one; without, only a cancellation while it runs reaches
+		// its process group.
+		s.group.Remove(proc.Pid)
 		if err != nil {
 			return Sample{N: i}, fmt.Errorf("process.spawn: wait for %s: %w", s.path, err)
 		}

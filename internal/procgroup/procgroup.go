@@ -22,6 +22,11 @@ import (
 	"time"
 )
 
+// NoCgroupsEnv, when set in the environment, keeps specrun from making
+// cgroups: groups are process groups only, as where cgroups are not
+// writable (to compare the two, or to test the fallback as root).
+const NoCgroupsEnv = "SPECRUN_NO_CGROUPS"
+
 // KillWait bounds the wait for a group to be empty after KILL, which cannot
 // be ignored but can be delayed by a process stuck in the kernel.
 const KillWait = 5 * time.Second
@@ -171,6 +176,17 @@ func (g *Group) Close() error {
 	}
 	liveMu.Unlock()
 	return err
+}
+
+// Reaped tells the group that the leader pid of one of its process groups
+// has been reaped. The process group is forgotten if nothing is left in it
+// (its id may be reused from now on) or if the cgroup holds what is; else
+// Kill still reaches what is left.
+func (g *Group) Reaped(pid int) {
+	if g.cg == nil && len(g.members(map[int]bool{pid: true})) > 0 {
+		return
+	}
+	g.Remove(pid)
 }
 
 // Remove forgets the process group led by pid, once the caller has killed
