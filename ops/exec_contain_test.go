@@ -72,7 +72,8 @@ func TestExecKillsWhatARunLeaves(t *testing.T) {
 	if _, err := op.Run(context.Background(), 3); err != nil {
 		t.Fatal(err)
 	}
-	if left := running("sleep " + arg); len(left) > 0 {
+	// KILL is delivered asynchronously: give it a moment.
+	if left := stillRunning("sleep " + arg); len(left) > 0 {
 		t.Errorf("after the run: %d sleeps left running: %v", len(left), left)
 	}
 }
@@ -98,8 +99,20 @@ func TestExecCancelKillsGrandchild(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("cancelled run did not return")
 	}
-	if left := running("sleep " + arg); len(left) > 0 {
+	if left := stillRunning("sleep " + arg); len(left) > 0 {
 		t.Errorf("after the cancel: %v left running", left)
+	}
+}
+
+// stillRunning is running(prefix) once it is empty or 5 s have passed.
+func stillRunning(prefix string) []int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := running(prefix)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -203,7 +216,7 @@ func TestProcessSpawnCancelKillsChild(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("cancelled spawn did not return: its child was not killed")
 	}
-	if left := running("sleep " + arg); len(left) > 0 {
+	if left := stillRunning("sleep " + arg); len(left) > 0 {
 		t.Errorf("after the cancel: %v left running", left)
 	}
 }

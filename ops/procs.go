@@ -83,6 +83,11 @@ func (s *processSpawn) Run(ctx context.Context, n int64) (Sample, error) {
 			return Sample{N: i}, fmt.Errorf("process.spawn: start %s: %w", s.path, err)
 		}
 		s.group.Add(proc.Pid)
+		if ctx.Err() != nil {
+			// Cancelled while it started: the kill above may have come
+			// before the group knew of it.
+			syscall.Kill(-proc.Pid, syscall.SIGKILL)
+		}
 		state, err := proc.Wait()
 		// Reaped: its id may be reused. What it left is in the cgroup, where
 		// there is one; without, only a cancellation while it runs reaches
