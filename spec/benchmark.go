@@ -368,8 +368,8 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 	}
 	d.diags = append(d.diags, params.diags...)
 
-	// What the op can tell about its parameters before anything runs.
-	if !params.diags.HasErrors() {
+	// What the op can tell about its parameters before anything runs here.
+	if !params.diags.HasErrors() && !l.opts.Stored {
 		for _, perr := range def.Validate(bm.Params) {
 			subject := attrs["op"].Expr.Range().Ptr()
 			if attr := attrs[perr.Param]; attr != nil {

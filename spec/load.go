@@ -33,6 +33,10 @@ type Options struct {
 	// VarLiteral), such as a stored result's: the variables a run was
 	// given. They are applied first, so VarFiles and Vars override them.
 	VarLiterals map[string]string
+	// Stored says the spec is a stored result's, judged again and never
+	// run here: what this machine holds (an op's Def.Validate: files in a
+	// dir, memory) does not apply to the run it records.
+	Stored bool
 	// Ops looks up an op by name; nil means ops.Lookup.
 	Ops func(name string) (*ops.Def, bool)
 	// OpNames lists the catalog for "did you mean"; nil means the names of

@@ -58,6 +58,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		// The variables the run was given, unless --var sets them again.
 		opts := sf.options()
 		opts.VarLiterals = r.Spec.Vars
+		opts.Stored = true
 		p, diags := spec.LoadFiles(files, r.Spec.Paths, opts)
 		if !printDiagnostics(stderr, p, diags) {
 			return errReported
