@@ -45,6 +45,7 @@ func TestCompareGolden(t *testing.T) {
 		{".csv", func(b *bytes.Buffer) error { return CompareCSV{}.Report(b, c) }},
 		{".json", func(b *bytes.Buffer) error { return CompareJSON{}.Report(b, c) }},
 		{".svg", func(b *bytes.Buffer) error { return CompareSVG{}.Report(b, c) }},
+		{".html", func(b *bytes.Buffer) error { return CompareHTML{}.Report(b, c) }},
 	} {
 		var buf bytes.Buffer
 		if err := f.write(&buf); err != nil {

@@ -35,15 +35,37 @@ var (
 type htmlPage struct {
 	Title       string
 	Subtitle    string
-	Environment [][2]string
+	EnvHead     []string   // the results' labels, for a comparison
+	Environment [][]string // a field's name, then its value in each result
 	Notes       []string // above the table
 	Head        []string
 	Rows        [][]htmlCell
 	Chart       template.HTML
-	Assertions  []results.Assertion
+	Assertions  []htmlAssertion
 	Blocks      []string // preformatted, such as the http summaries
 	Warnings    []string
 	Details     []htmlDetail
+}
+
+type htmlAssertion struct {
+	results.Assertion
+	Figures string // "value 2.4 [2.35, 2.42] (95% bootstrap), expected >= 2"
+}
+
+func htmlAssertions(as []results.Assertion) []htmlAssertion {
+	var out []htmlAssertion
+	for _, a := range as {
+		var buf bytes.Buffer
+		writeAssertion(&buf, a)
+		text := buf.String()
+		if _, after, ok := strings.Cut(text, "  \n  "); ok {
+			text = after
+		}
+		// writeAssertion escapes for Markdown; the template escapes for HTML.
+		text = strings.NewReplacer(`\|`, "|", "&amp;", "&", "&lt;", "<").Replace(strings.TrimSpace(text))
+		out = append(out, htmlAssertion{Assertion: a, Figures: text})
+	}
+	return out
 }
 
 type htmlCell struct {
@@ -64,7 +86,7 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 	sub := strings.Replace(header(r), "**", "", 2)
 	sub = strings.NewReplacer(`\|`, "|", "&amp;", "&", "&lt;", "<").Replace(sub)
 	p := htmlPage{Title: suiteTitle(r.Suite), Subtitle: sub, Environment: environment(r.Environment),
-		Assertions: r.Assertions, Warnings: r.Warnings}
+		Assertions: htmlAssertions(r.Assertions), Warnings: r.Warnings}
 	p.Head = []string{"Name", "Iterations", "Runs", "Time per op", "±", "Min", "Max"}
 	for i := range r.Benchmarks {
 		b := &r.Benchmarks[i]
@@ -106,6 +128,10 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 // Report writes the page.
 func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 	p := htmlPage{Title: c.Title, Subtitle: comparisonTitle(c), Warnings: c.Warnings}
+	if len(c.Environments) == len(c.Labels) {
+		p.EnvHead = append([]string{""}, c.Labels...)
+		p.Environment = environment(c.Environments...)
+	}
 	dir := ""
 	if c.Better != "" {
 		dir = ", " + c.Better + " is better"
@@ -175,26 +201,45 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 	return writePage(w, &p)
 }
 
-func environment(e results.Environment) [][2]string {
-	var out [][2]string
-	add := func(k, v string) {
-		if v != "" && v != "0" {
-			out = append(out, [2]string{k, v})
+// environment is one row per field that any of es knows: its name, then
+// its value in each.
+func environment(es ...results.Environment) [][]string {
+	fields := []struct {
+		name string
+		get  func(results.Environment) string
+	}{
+		{"Host", func(e results.Environment) string { return e.Hostname }},
+		{"OS", func(e results.Environment) string { return strings.TrimSpace(e.OS + " " + e.Kernel) }},
+		{"Arch", func(e results.Environment) string { return e.Arch }},
+		{"CPU", func(e results.Environment) string { return e.CPUModel }},
+		{"CPUs", func(e results.Environment) string { return strconv.Itoa(e.CPUCount) }},
+		{"Memory", func(e results.Environment) string {
+			if e.MemoryBytes <= 0 {
+				return ""
+			}
+			return humanBytes(float64(e.MemoryBytes))
+		}},
+		{"GOMAXPROCS", func(e results.Environment) string { return strconv.Itoa(e.GOMAXPROCS) }},
+		{"Go", func(e results.Environment) string { return e.GoVersion }},
+		{"specrun", func(e results.Environment) string { return e.SpecrunVersion }},
+		{"Governor", func(e results.Environment) string { return e.Governor }},
+		{"VM", func(e results.Environment) string { return e.VM }},
+	}
+	var out [][]string
+	for _, f := range fields {
+		row, known := []string{f.name}, false
+		for _, e := range es {
+			v := f.get(e)
+			if v == "0" {
+				v = ""
+			}
+			known = known || v != ""
+			row = append(row, v)
+		}
+		if known {
+			out = append(out, row)
 		}
 	}
-	add("Host", e.Hostname)
-	add("OS", strings.TrimSpace(e.OS+" "+e.Kernel))
-	add("Arch", e.Arch)
-	add("CPU", e.CPUModel)
-	add("CPUs", strconv.Itoa(e.CPUCount))
-	if e.MemoryBytes > 0 {
-		add("Memory", humanBytes(float64(e.MemoryBytes)))
-	}
-	add("GOMAXPROCS", strconv.Itoa(e.GOMAXPROCS))
-	add("Go", e.GoVersion)
-	add("specrun", e.SpecrunVersion)
-	add("Governor", e.Governor)
-	add("VM", e.VM)
 	return out
 }
 
@@ -293,18 +338,18 @@ func (p *htmlPage) clean() {
 	each(p.Head)
 	each(p.Blocks)
 	each(p.Warnings)
-	for i := range p.Environment {
-		each(p.Environment[i][:])
+	each(p.EnvHead)
+	for _, row := range p.Environment {
+		each(row)
 	}
 	for _, row := range p.Rows {
 		for i := range row {
 			row[i].Text = printable(row[i].Text)
 		}
 	}
-	p.Assertions = slices.Clone(p.Assertions)
 	for i := range p.Assertions {
 		a := &p.Assertions[i]
-		a.Name, a.Description, a.Message = printable(a.Name), printable(a.Description), printable(a.Message)
+		a.Name, a.Description, a.Figures = printable(a.Name), printable(a.Description), printable(a.Figures)
 	}
 	for i := range p.Details {
 		d := &p.Details[i]
@@ -348,7 +393,9 @@ details { margin: 0.5em 0; } summary { cursor: pointer; }
 <h1>{{.Title}}</h1>
 <p>{{.Subtitle}}</p>
 {{if .Environment}}<h2>Environment</h2>
-<table>{{range .Environment}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>{{end}}
+<table>{{if .EnvHead}}<thead><tr>{{range .EnvHead}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}
+{{range .Environment}}<tr>{{range $i, $v := .}}{{if eq $i 0}}<th>{{$v}}</th>{{else}}<td>{{$v}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
 <h2>Results</h2>
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}<table>
@@ -358,7 +405,7 @@ details { margin: 0.5em 0; } summary { cursor: pointer; }
 </table>
 <div class="chart">{{.Chart}}</div>
 {{if .Assertions}}<h2>Assertions</h2>
-<ul>{{range .Assertions}}<li><span class="{{.Verdict}}">{{.Verdict}}</span> {{.Name}}{{if .Description}}: {{.Description}}{{end}}{{if .Message}} <span class="note">({{.Message}})</span>{{end}}</li>
+<ul>{{range .Assertions}}<li><span class="{{.Verdict}}">{{.Verdict}}</span> {{.Name}}{{if .Description}}: {{.Description}}{{end}}<br><span class="note">{{.Figures}}</span></li>
 {{end}}</ul>{{end}}
 {{range .Blocks}}<pre>{{.}}</pre>
 {{end}}{{if .Warnings}}<h2>Warnings</h2>

@@ -42,6 +42,18 @@ func TestHTMLSelfContained(t *testing.T) {
 	if !bytes.Contains(page, []byte("[a|b &amp; &lt;c&gt;]")) || bytes.Contains(page, []byte("&amp;amp;")) {
 		t.Errorf("the label is not escaped once for HTML:\n%s", page[:min(len(page), 2000)])
 	}
+	v, lo, hi, minimum := 2.4, 2.35, 2.42, 2.5
+	odd.Assertions = []results.Assertion{{Name: "ratio", Value: &v, Min: &minimum, Verdict: results.Fail,
+		Interval: &results.Interval{Low: lo, High: hi, Confidence: 0.95, Kind: results.Bootstrap}, Message: "a moved"}}
+	page = render(t, HTML{}, odd)
+	for _, want := range []string{`<span class="fail">fail</span> ratio`, "value 2.4 [2.35, 2.42] (95% bootstrap), expected &gt;= 2.5; a moved"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("page lacks the assertion's %q", want)
+		}
+	}
+	if !bytes.Contains(cmp.Bytes(), []byte("<th>leopard</th>")) || !bytes.Contains(cmp.Bytes(), []byte("<td>386</td>")) {
+		t.Errorf("compare page lacks each result's environment")
+	}
 	if !bytes.Contains(cmp.Bytes(), []byte("2.00× slower")) {
 		t.Errorf("compare page lacks the verdict of a significant ratio")
 	}

@@ -33,6 +33,8 @@ type Comparison struct {
 	Labels []string `json:"labels"`
 	// Title is the first result's suite title, or its name.
 	Title string `json:"title,omitempty"`
+	// Environments are the results' environments, one per label.
+	Environments []Environment `json:"environments,omitempty"`
 	// Differences are environment fields that differ between the results
 	// in ways that make their figures not comparable like for like.
 	Differences []string `json:"environment_differences,omitempty"`
@@ -100,6 +102,7 @@ func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 			l = fmt.Sprintf("%s #%d", l, seenLabel[l])
 		}
 		c.Labels = append(c.Labels, l)
+		c.Environments = append(c.Environments, r.Environment)
 		for _, w := range r.Warnings {
 			c.Warnings = append(c.Warnings, l+": "+w)
 		}
