@@ -37,7 +37,7 @@ type htmlPage struct {
 	Subtitle    string
 	EnvHead     []string   // the results' labels, for a comparison
 	Environment [][]string // a field's name, then its value in each result
-	Notes       []string // above the table
+	Notes       []string   // above the table
 	Head        []string
 	Rows        [][]htmlCell
 	Chart       template.HTML
