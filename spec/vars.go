@@ -169,16 +169,23 @@ func ParseVarValue(raw string, ty cty.Type) (cty.Value, hcl.Diagnostics) {
 	if infinite(val) {
 		return cty.NilVal, hcl.Diagnostics{infiniteDiag(nil)}
 	}
-	if ty == cty.DynamicPseudoType {
-		return val, nil
+	cv := val
+	if ty != cty.DynamicPseudoType {
+		var err error
+		if cv, err = convert.Convert(val, ty); err != nil {
+			return cty.NilVal, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid value for variable",
+				Detail:   fmt.Sprintf("%q is not %s: %s.", raw, ty.FriendlyName(), err),
+			}}
+		}
 	}
-	cv, err := convert.Convert(val, ty)
-	if err != nil {
-		return cty.NilVal, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid value for variable",
-			Detail:   fmt.Sprintf("%q is not %s: %s.", raw, ty.FriendlyName(), err),
-		}}
+	// the plain text converted ("1e10000" to a number) is held to the
+	// limits an expression is
+	if valueSize(cv, MaxValueBytes+1) > MaxValueBytes {
+		diags := tooLargeDiags(hcl.Range{}, "The value")
+		diags[0].Subject = nil // the value has no file to show
+		return cty.NilVal, diags
 	}
 	return cv, nil
 }
