@@ -31,8 +31,11 @@ type Expectation struct {
 	Name        string
 	Description string
 	Min, Max    *float64
-	Refs        []Ref
-	Value       func(cur, base Metrics) (float64, error)
+	// Threshold is the noise floor, a fraction: a value past a bound by
+	// less than Threshold of the bound is never a failure.
+	Threshold float64
+	Refs      []Ref
+	Value     func(cur, base Metrics) (float64, error)
 }
 
 // Resamples is how many bootstrap resamples Judge draws per assertion.
@@ -59,6 +62,11 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 		return judgeError(a, "it has neither min nor max")
 	}
 	refs, err := resolveRefs(e.Refs, cur, base)
+	var skip skipError
+	if errors.As(err, &skip) {
+		a.Verdict, a.Message = Skip, skip.Error()
+		return a
+	}
 	if err != nil {
 		return judgeError(a, "%v", err)
 	}
@@ -77,13 +85,17 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 	}
 	if !multi {
 		// Nothing to resample: the point value decides, and says so.
-		a.Verdict = verdict(v, v, e.Min, e.Max)
+		var noise string
+		a.Verdict, noise = thresholdVerdict(v, v, v, e)
 		a.Message = "one run per benchmark: the point value decides"
 		if len(refs.instances) == 0 {
 			a.Message = "the value reads no benchmark: the point value decides"
 		}
 		if a.Verdict == Fail {
 			a.Message += "; " + moved(refs.reads, curMed, baseMed)
+		}
+		if noise != "" {
+			a.Message += "; " + noise
 		}
 		return a
 	}
@@ -96,12 +108,15 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 	}
 	lo, hi := b.lo, b.hi
 	a.Interval = &Interval{Low: lo, High: hi, Confidence: bootstrapLevel(refs.instances), Kind: Bootstrap}
-	a.Verdict = verdict(lo, hi, e.Min, e.Max)
+	var noise string
+	a.Verdict, noise = thresholdVerdict(lo, v, hi, e)
 	switch a.Verdict {
 	case Fail:
 		a.Message = moved(refs.reads, curMed, baseMed)
 	case Inconclusive:
 		a.Message = "the " + Percent(a.Interval.Confidence) + " interval straddles a bound: rerun with more repeats to decide"
+	case Pass:
+		a.Message = noise
 	}
 	return a
 }
@@ -148,11 +163,13 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 		if ref.Baseline {
 			from, what = base, "baseline"
 			if base == nil {
-				return judgeRefs{}, fmt.Errorf("it reads baseline %s but no baseline was given (--baseline FILE)", ref.Instance)
+				return judgeRefs{}, skipError(fmt.Sprintf("it reads baseline %s but no baseline was given (--baseline FILE)", ref.Instance))
 			}
 		}
 		b := findBenchmark(from, ref.Instance)
 		switch {
+		case b == nil && ref.Baseline:
+			return judgeRefs{}, skipError(fmt.Sprintf("the baseline has no %s (it is new, or the baseline ran another spec)", ref.Instance))
 		case b == nil:
 			return judgeRefs{}, fmt.Errorf("%s %s is not in the result", what, ref.Instance)
 		case b.Error != "":
@@ -296,6 +313,43 @@ func bootstrapLevel(instances []judgeInstance) float64 {
 	return level
 }
 
+// thresholdVerdict places the interval [lo, hi] around the value v
+// against the bounds, with the expectation's noise floor, as Criterion's
+// noise threshold: a value past a bound by less than the threshold (a
+// fraction of the bound) is never a failure. A failure needs the whole
+// interval past the bound and the value past it by more than the
+// threshold; an interval that reaches past the bound but not past the
+// threshold passes. noise says so when the threshold turned the verdict.
+func thresholdVerdict(lo, v, hi float64, e Expectation) (Verdict, string) {
+	plain := verdict(lo, hi, e.Min, e.Max)
+	if e.Threshold <= 0 || plain == Pass {
+		return plain, ""
+	}
+	widen := func(b *float64, sign float64) *float64 {
+		if b == nil {
+			return nil
+		}
+		w := *b + sign*e.Threshold*math.Abs(*b)
+		return &w
+	}
+	wmin, wmax := widen(e.Min, -1), widen(e.Max, +1)
+	var quiet bool
+	if plain == Fail {
+		quiet = verdict(v, v, wmin, wmax) == Pass
+	} else {
+		quiet = verdict(lo, hi, wmin, wmax) == Pass
+	}
+	if !quiet {
+		return plain, ""
+	}
+	bound, what := e.Max, "max"
+	if e.Min != nil && lo < *e.Min {
+		bound, what = e.Min, "min"
+	}
+	return Pass, fmt.Sprintf("within the noise threshold: %s is past %s %s by less than %s of it",
+		Number(v), what, Number(*bound), Number(100*e.Threshold)+"%")
+}
+
 // verdict places the interval [lo, hi] against the bounds.
 func verdict(lo, hi float64, min, max *float64) Verdict {
 	if (min != nil && hi < *min) || (max != nil && lo > *max) {
@@ -357,6 +411,11 @@ func figure(v float64, name string) string {
 	}
 	return Number(v) + " " + name
 }
+
+// skipError is why an assertion cannot be judged for want of a baseline.
+type skipError string
+
+func (e skipError) Error() string { return string(e) }
 
 func judgeError(a Assertion, format string, args ...any) Assertion {
 	a.Verdict = Error

@@ -88,7 +88,6 @@ func TestJudgeErrors(t *testing.T) {
 	for i := range cur.Benchmarks[0].Runs {
 		cur.Benchmarks[0].Runs[i].Metrics = map[string]float64{"failed": 0}
 	}
-	base := synthetic(map[string][]float64{"a": {10, 10, 10}})
 
 	tests := []struct {
 		name string
@@ -97,10 +96,6 @@ func TestJudgeErrors(t *testing.T) {
 		msg  string
 	}{
 		{"failed_ref", ratio("x", "a", "broken", ptr(1), nil), nil, "benchmark broken failed: exec: \"nosuch\""},
-		{"baseline_missing_instance", Expectation{Name: "x", Max: ptr(1.1), Refs: []Ref{{Instance: "b"}, {Instance: "b", Baseline: true}},
-			Value: func(cur, base Metrics) (float64, error) { return 1, nil }}, base, "baseline b is not in the result"},
-		{"no_baseline_given", Expectation{Name: "x", Max: ptr(1.1), Refs: []Ref{{Instance: "a"}, {Instance: "a", Baseline: true}},
-			Value: func(cur, base Metrics) (float64, error) { return 1, nil }}, nil, "no baseline was given"},
 		{"division_by_zero", Expectation{Name: "x", Max: ptr(1), Refs: []Ref{{Instance: "b"}, {Instance: "a"}},
 			Value: func(cur, _ Metrics) (float64, error) {
 				return cur["b"]["ns_per_op"] / cur["a"]["failed"], nil
@@ -308,5 +303,80 @@ func TestJudgeBootstrapLevel(t *testing.T) {
 		if len(tc.runs) == 3 && (a.Interval.Low != 10 || a.Interval.High != 12) {
 			t.Errorf("3 runs: interval %+v, want their range [10, 12]", *a.Interval)
 		}
+	}
+}
+
+// TestJudgeSkips: a baseline figure that is not there (no --baseline, or
+// an instance the baseline lacks) is a skip, not an error.
+func TestJudgeSkips(t *testing.T) {
+	cur := synthetic(map[string][]float64{"a": {10, 11, 12}, "b": {5, 5, 6}})
+	base := synthetic(map[string][]float64{"a": {10, 10, 10}})
+	failedBase := synthetic(map[string][]float64{"a": {10, 10, 10}})
+	failedBase.Benchmarks = append(failedBase.Benchmarks, Benchmark{Name: "b", Op: "exec", Error: "exit status 1"})
+	toBase := func(inst string) Expectation {
+		return Expectation{Name: "x", Max: ptr(1.3), Refs: []Ref{{Instance: inst}, {Instance: inst, Baseline: true}},
+			Value: func(cur, base Metrics) (float64, error) { return cur[inst]["ns_per_op"] / base[inst]["ns_per_op"], nil }}
+	}
+	for _, tt := range []struct {
+		name string
+		exp  Expectation
+		base *Result
+		want Verdict
+		msg  string
+	}{
+		{"no_baseline_given", toBase("a"), nil, Skip, "no baseline was given"},
+		{"baseline_lacks_instance", toBase("b"), base, Skip, "the baseline has no b"},
+		{"baseline_instance_failed", toBase("b"), failedBase, Error, "baseline b failed"},
+		{"baseline_has_it", toBase("a"), base, Pass, ""},
+		{"current_lacks_instance", toBase("c"), base, Error, "benchmark c is not in the result"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Judge([]Expectation{tt.exp}, cur, tt.base)[0]
+			if a.Verdict != tt.want || !strings.Contains(a.Message, tt.msg) {
+				t.Errorf("verdict %s (%q), want %s with %q", a.Verdict, a.Message, tt.want, tt.msg)
+			}
+		})
+	}
+}
+
+// TestJudgeThreshold: a value past its bound by less than the noise
+// threshold is never a failure, and the message says the threshold applied.
+func TestJudgeThreshold(t *testing.T) {
+	base := synthetic(map[string][]float64{"a": {100, 100, 100, 100, 100, 100, 100, 100}})
+	runs := func(center float64) *Result {
+		return synthetic(map[string][]float64{"a": {center - 0.4, center - 0.3, center - 0.2, center - 0.1, center, center + 0.1, center + 0.2, center + 0.3}})
+	}
+	exp := func(min, max *float64, threshold float64) Expectation {
+		return Expectation{Name: "x", Min: min, Max: max, Threshold: threshold, Refs: []Ref{{Instance: "a"}, {Instance: "a", Baseline: true}},
+			Value: func(cur, base Metrics) (float64, error) { return cur["a"]["ns_per_op"] / base["a"]["ns_per_op"], nil }}
+	}
+	for _, tt := range []struct {
+		name   string
+		center float64
+		exp    Expectation
+		want   Verdict
+		noise  bool
+	}{
+		{"fail_without_threshold", 103, exp(nil, ptr(1), 0), Fail, false},
+		{"within_threshold", 103, exp(nil, ptr(1), 0.05), Pass, true},
+		{"past_threshold", 107, exp(nil, ptr(1), 0.05), Fail, false},
+		{"faster_within_min_threshold", 97, exp(ptr(1), nil, 0.05), Pass, true},
+		{"faster_past_min_threshold", 90, exp(ptr(1), nil, 0.05), Fail, false},
+		{"straddles_threshold", 100.1, exp(nil, ptr(1), 0.001), Inconclusive, false},
+		{"straddles_within", 100, exp(nil, ptr(1), 0.05), Pass, true},
+		{"inside_bounds", 99, exp(nil, ptr(1), 0.05), Pass, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Judge([]Expectation{tt.exp}, runs(tt.center), base)[0]
+			noise := strings.Contains(a.Message, "noise threshold")
+			if a.Verdict != tt.want || noise != tt.noise {
+				t.Errorf("verdict %s (%q), want %s, noise message %v", a.Verdict, a.Message, tt.want, tt.noise)
+			}
+		})
+	}
+	// One run: the point value meets the threshold the same way.
+	one := synthetic(map[string][]float64{"a": {103}})
+	if a := Judge([]Expectation{exp(nil, ptr(1), 0.05)}, one, base)[0]; a.Verdict != Pass || !strings.Contains(a.Message, "noise threshold") {
+		t.Errorf("one run: verdict %s (%q), want pass within the noise threshold", a.Verdict, a.Message)
 	}
 }

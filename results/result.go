@@ -179,6 +179,9 @@ const (
 	Fail         Verdict = "fail"
 	Inconclusive Verdict = "inconclusive"
 	Error        Verdict = "error"
+	// Skip is an assertion that reads a baseline figure when no baseline
+	// was given, or one the baseline lacks: there is nothing to judge.
+	Skip Verdict = "skip"
 )
 
 // ByTime returns a copy of r whose benchmarks are ordered by median time

@@ -14,11 +14,12 @@ import (
 
 var assertSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "description"}, {Name: "value", Required: true}, {Name: "min"}, {Name: "max"},
+	{Name: "threshold"}, {Name: "for_each"},
 }}
 
 // decodeAssertBlock decodes an assert block, keeping its value expression
-// to be evaluated against results.
-func (l *loader) decodeAssertBlock(b *hcl.Block) (*Assert, hcl.Diagnostics) {
+// to be evaluated against results: one Assert, or with for_each one per key.
+func (l *loader) decodeAssertBlock(b *hcl.Block) ([]*Assert, hcl.Diagnostics) {
 	d := l.fresh()
 	content, diags := b.Body.Content(assertSchema)
 	d.diags = append(d.diags, diags...)
@@ -27,8 +28,9 @@ func (l *loader) decodeAssertBlock(b *hcl.Block) (*Assert, hcl.Diagnostics) {
 	}
 	attrs := content.Attributes
 	ctx := d.ctx(nil)
-	a := &Assert{Name: b.Labels[0], DeclRange: b.DefRange, value: attrs["value"].Expr, ctx: ctx}
+	a := &Assert{Name: b.Labels[0], DeclRange: b.DefRange, value: attrs["value"].Expr, ctx: ctx, Threshold: l.plan.Suite.Threshold}
 	d.stringAttr(attrs["description"], ctx, &a.Description)
+	d.thresholdAttr(attrs["threshold"], ctx, &a.Threshold)
 	a.Min = d.boundAttr(attrs["min"], ctx)
 	a.Max = d.boundAttr(attrs["max"], ctx)
 	if attrs["min"] == nil && attrs["max"] == nil {
@@ -39,11 +41,19 @@ func (l *loader) decodeAssertBlock(b *hcl.Block) (*Assert, hcl.Diagnostics) {
 		d.errorf(attrs["max"].Expr.Range().Ptr(), "Impossible bounds",
 			"The max of assert %q (%g) is below its min (%g), so it could never pass.", a.Name, *a.Max, *a.Min)
 	}
-	d.resolveRefs(a)
+	forEach := attrs["for_each"]
+	d.resolveRefs(a, forEach != nil)
 	if d.diags.HasErrors() {
 		return nil, d.diags
 	}
-	return a, d.diags
+	if forEach != nil {
+		as := d.expandForEach(a, forEach)
+		if d.diags.HasErrors() {
+			return nil, d.diags
+		}
+		return as, d.diags
+	}
+	return []*Assert{a}, d.diags
 }
 
 func (l *loader) boundAttr(attr *hcl.Attribute, ctx *hcl.EvalContext) *float64 {
@@ -63,23 +73,41 @@ func (l *loader) boundAttr(attr *hcl.Attribute, ctx *hcl.EvalContext) *float64 {
 }
 
 // resolveRefs checks every benchmark.* and baseline.* reference of the
-// value against the plan's blocks and instances, and records them.
-func (l *loader) resolveRefs(a *Assert) {
+// value against the plan's blocks and instances, and records them. With
+// for_each the value may also read each.key and each.value, and index
+// benchmark and baseline by an expression (baseline[each.key]); the
+// references of each instance are then found by expandForEach.
+func (l *loader) resolveRefs(a *Assert, forEach bool) {
 	for _, t := range a.value.Variables() {
 		root := t.RootName()
 		switch root {
 		case "var", "local", "path":
 			continue
 		case "benchmark", "baseline":
-		default:
-			l.errorf(t.SourceRange().Ptr(), "Unknown variable",
-				"An assert's value can read benchmark.NAME, baseline.NAME, var.NAME, local.NAME and path.NAME; there is no %q.%s",
-				root, didYouMean(root, []string{"benchmark", "baseline", "var", "local", "path"}))
+		case "each":
+			if !forEach {
+				l.errorf(t.SourceRange().Ptr(), "Reference to \"each\" in context without for_each",
+					"each.key and each.value are set only in an assert that has a for_each argument.")
+				continue
+			}
+			l.checkEach(t)
 			continue
+		default:
+			roots := []string{"benchmark", "baseline", "var", "local", "path"}
+			if forEach {
+				roots = append(roots, "each")
+			}
+			l.errorf(t.SourceRange().Ptr(), "Unknown variable",
+				"An assert's value can read %s; there is no %q.%s",
+				readable(roots), root, didYouMean(root, roots))
+			continue
+		}
+		if len(t) < 2 && forEach {
+			continue // indexed by an expression: resolved per instance
 		}
 		if len(t) < 2 {
 			l.errorf(t.SourceRange().Ptr(), "Incomplete reference",
-				"Name a benchmark and a metric, such as %s.NAME.ns_per_op.", root)
+				"Name a benchmark and a metric, such as %s.NAME.ns_per_op. To check every benchmark, give the assert a for_each, such as for_each = benchmark, and read baseline[each.key].", root)
 			continue
 		}
 		block, ok := stepName(t[1])
@@ -204,6 +232,14 @@ func (a *Assert) Evaluate(cur, base Metrics) (float64, error) {
 	ctx.Variables = map[string]cty.Value{
 		"benchmark": metricsObject(cur),
 		"baseline":  metricsObject(base),
+	}
+	if a.forEach != nil {
+		each, err := a.eachValue(ctx)
+		if err != nil {
+			return 0, err
+		}
+		ctx = ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"each": each}
 	}
 	v, diags := evaluate(a.value, ctx)
 	if diags.HasErrors() {

@@ -99,3 +99,66 @@ assert "inf" {
 		t.Error("zero Assert: no error")
 	}
 }
+
+// TestEvaluateForEach: each instance of a for_each assert reads its own
+// element, as each.key and each.value.
+func TestEvaluateForEach(t *testing.T) {
+	plan, diags := Load([]string{"testdata/valid/foreach.hcl"}, fakeOptions)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	asserts := map[string]*Assert{}
+	for _, a := range plan.Asserts {
+		asserts[a.Name] = a
+	}
+	cur := Metrics{
+		"null":             {"ns_per_op": 2},
+		"copy":             {"ns_per_op": 50, "bytes_per_sec": 20e9},
+		"memcpy/size=16B":  {"ns_per_op": 10, "bytes_per_sec": 1.6e9},
+		"memcpy/size=1MB":  {"ns_per_op": 30000, "bytes_per_sec": 35e9},
+		"memcpy/size=16MB": {"ns_per_op": 2e6, "bytes_per_sec": 8e9},
+	}
+	base := Metrics{
+		"null":             {"ns_per_op": 4},
+		"copy":             {"ns_per_op": 25},
+		"memcpy/size=16B":  {"ns_per_op": 5},
+		"memcpy/size=1MB":  {"ns_per_op": 60000},
+		"memcpy/size=16MB": {"ns_per_op": 1e6},
+	}
+	partial := Metrics{"null": {"ns_per_op": 2}, "copy": {"ns_per_op": 50, "bytes_per_sec": 20e9}}
+	for _, tt := range []struct {
+		assert  string
+		cur     Metrics
+		want    float64
+		wantErr string
+	}{
+		{`memcpy_no_regression["size=16B"]`, cur, 2, ""},
+		{`memcpy_no_regression["size=1MB"]`, cur, 0.5, ""},
+		{`memcpy_no_regression["size=16MB"]`, cur, 2, ""},
+		{`large_copies["size=1MB"]`, cur, 1.75, ""},
+		{`large_copies["size=16MB"]`, cur, 0.4, ""},
+		{`plain_no_regression["null"]`, cur, 0.5, ""},
+		{`plain_no_regression["copy"]`, cur, 2, ""},
+		{`named["copy"]`, cur, 50, ""},
+		{`named["null"]`, cur, 2, ""},
+		{`large_copies["size=1MB"]`, partial, 0, `no result for "memcpy/size=1MB"`},
+	} {
+		a := asserts[tt.assert]
+		if a == nil {
+			t.Fatalf("no assert %s; have %v", tt.assert, keys(asserts))
+		}
+		got, err := a.Evaluate(tt.cur, base)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want one containing %q", tt.assert, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s = %v, %v; want %v", tt.assert, got, err, tt.want)
+		}
+	}
+	if len(plan.Asserts) != 9 {
+		t.Errorf("%d asserts, want 9", len(plan.Asserts))
+	}
+}

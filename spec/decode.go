@@ -165,11 +165,9 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		if !l.checkName(b, "assert", names) {
 			continue
 		}
-		a, diags := l.decodeAssertBlock(b)
+		as, diags := l.decodeAssertBlock(b)
 		l.diags = append(l.diags, diags...)
-		if a != nil {
-			l.plan.Asserts = append(l.plan.Asserts, a)
-		}
+		l.plan.Asserts = append(l.plan.Asserts, as...)
 	}
 }
 
@@ -211,6 +209,7 @@ func (l *loader) ctx(params map[string]cty.Value) *hcl.EvalContext {
 var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "title"}, {Name: "description"}, {Name: "repeat"},
 	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"},
+	{Name: "threshold"},
 }}
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
@@ -242,6 +241,7 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 		l.nameAttr(attrs["title"], ctx, &s.Title)
 		l.stringAttr(attrs["description"], ctx, &s.Description)
 		l.decodeTiming(attrs, ctx, &s.Timing)
+		l.thresholdAttr(attrs["threshold"], ctx, &s.Threshold)
 	}
 	return s
 }

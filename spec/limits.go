@@ -254,6 +254,7 @@ func checkJSONNesting(src []byte, name string) hcl.Diagnostics {
 // as soon as it is known to be over: a value of shared parts may be far
 // larger than the memory it takes, and must not be walked in full.
 func valueSize(v cty.Value, limit int) int {
+	v, _ = v.Unmark() // an assert's figures are marked with what they are; elements unmark in turn
 	if v.IsNull() || !v.IsKnown() {
 		return 1
 	}

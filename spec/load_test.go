@@ -175,6 +175,8 @@ type serverView struct {
 type assertView struct {
 	Name, Description string
 	Min, Max          *float64
+	Threshold         float64 `json:",omitempty"`
+	Key               string  `json:",omitempty"`
 	Refs              []string
 }
 
@@ -199,7 +201,7 @@ func viewOf(p *Plan) planView {
 		})
 	}
 	for _, a := range p.Asserts {
-		av := assertView{Name: a.Name, Description: a.Description, Min: a.Min, Max: a.Max}
+		av := assertView{Name: a.Name, Description: a.Description, Min: a.Min, Max: a.Max, Threshold: a.Threshold, Key: a.Key}
 		for _, r := range a.Refs {
 			prefix := "benchmark"
 			if r.Baseline {

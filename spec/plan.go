@@ -41,6 +41,8 @@ type Suite struct {
 	Title       string
 	Description string
 	Timing      // each benchmark's, unless it sets its own
+	// Threshold is every assert's noise floor unless it sets its own.
+	Threshold float64
 }
 
 // Timing is how a benchmark is run: set in the suite block for all, and
@@ -93,13 +95,19 @@ type Server struct {
 // The value expression is kept unevaluated so a failing check points at
 // its source.
 type Assert struct {
-	Name        string
+	Name        string // NAME, or NAME["KEY"] for one instance of a for_each
 	Description string
 	Min, Max    *float64
-	Refs        []Ref // what Value reads, resolved at load time
-	DeclRange   hcl.Range
-	value       hcl.Expression
-	ctx         *hcl.EvalContext // var.*, local.*
+	// Threshold is the noise floor, a fraction: a value past a bound by
+	// less than Threshold of the bound is never a failure. 0 means none.
+	Threshold float64
+	Refs      []Ref // what Value reads, resolved at load time
+	DeclRange hcl.Range
+	// Key is this instance's for_each key; empty without for_each.
+	Key     string
+	value   hcl.Expression
+	forEach hcl.Expression   // nil without for_each
+	ctx     *hcl.EvalContext // var.*, local.*
 }
 
 // Ref is one benchmark instance an assertion reads.

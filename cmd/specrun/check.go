@@ -15,11 +15,12 @@ import (
 // result, so that a CI job can run on one machine and judge on another.
 // No op is run: the spec is only loaded, from the result or from --spec.
 func checkCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("check", "[--spec PATH] [--baseline FILE] [--strict] [--var NAME=VALUE]... RESULT.json",
+	fs := newFlagSet("check", "[--spec PATH] [--baseline FILE] [--strict] [--require-baseline] [--var NAME=VALUE]... RESULT.json",
 		"Judge a spec's assertions again on the runs stored in a result; nothing is run.\nThe spec is the one stored in the result unless --spec names another.", stderr)
 	specPath := fs.String("spec", "", "judge with the spec at `PATH` instead of the one stored in the result")
 	baseline := fs.String("baseline", "", "the result `FILE` that baseline.* refers to")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
+	mustBaseline := fs.Bool("require-baseline", false, "make an assertion that reads a missing baseline figure an error rather than a skip")
 	var sf specFlags
 	sf.register(fs)
 	paths, err := parseFlags(fs, args, stdout)
@@ -77,6 +78,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 	}
 
 	as := results.Judge(expectations(plan), r, base)
+	if *mustBaseline {
+		requireBaseline(as)
+	}
 	if err := report.WriteAssertions(stdout, as); err != nil {
 		return err
 	}

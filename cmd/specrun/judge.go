@@ -11,7 +11,7 @@ import (
 func expectations(plan *spec.Plan) []results.Expectation {
 	exps := make([]results.Expectation, 0, len(plan.Asserts))
 	for _, a := range plan.Asserts {
-		e := results.Expectation{Name: a.Name, Description: a.Description, Min: a.Min, Max: a.Max}
+		e := results.Expectation{Name: a.Name, Description: a.Description, Min: a.Min, Max: a.Max, Threshold: a.Threshold}
 		for _, r := range a.Refs {
 			e.Refs = append(e.Refs, results.Ref{Instance: r.Instance, Metric: r.Metric, Baseline: r.Baseline})
 		}
@@ -21,6 +21,17 @@ func expectations(plan *spec.Plan) []results.Expectation {
 		exps = append(exps, e)
 	}
 	return exps
+}
+
+// requireBaseline turns every skip (a baseline figure that is missing)
+// into an error, for a job that must not pass without its baseline.
+func requireBaseline(as []results.Assertion) {
+	for i := range as {
+		if as[i].Verdict == results.Skip {
+			as[i].Verdict = results.Error
+			as[i].Message += "; --require-baseline makes this an error"
+		}
+	}
 }
 
 // judged is the exit a judged result calls for: errAsserted when an

@@ -30,9 +30,21 @@ func TestJudgedExit(t *testing.T) {
 		{as(results.Pass, results.Error), nil, false, exitAssertion},
 		{as(results.Pass), broken, false, exitBenchError},
 		{as(results.Fail), broken, false, exitAssertion},
+		{as(results.Pass, results.Skip), nil, true, exitOK},
 	} {
 		if got := exitCode(io.Discard, "run", judged(tt.as, tt.bs, tt.strict)); got != tt.want {
 			t.Errorf("judged(%v, %d benchmarks, strict=%v) exits %d, want %d", tt.as, len(tt.bs), tt.strict, got, tt.want)
 		}
+	}
+}
+
+func TestRequireBaseline(t *testing.T) {
+	as := []results.Assertion{{Verdict: results.Pass}, {Verdict: results.Skip, Message: "no baseline"}}
+	requireBaseline(as)
+	if as[0].Verdict != results.Pass || as[1].Verdict != results.Error {
+		t.Fatalf("verdicts %s, %s; want pass, error", as[0].Verdict, as[1].Verdict)
+	}
+	if got := exitCode(io.Discard, "run", judged(as, nil, false)); got != exitAssertion {
+		t.Errorf("exit %d, want %d", got, exitAssertion)
 	}
 }

@@ -52,6 +52,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "md", "print `FORMAT` on stdout: "+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
+	mustBaseline := fs.Bool("require-baseline", false, "make an assertion that reads a missing baseline figure an error rather than a skip")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result files that already exist")
 	var cf chartFlags
@@ -150,6 +151,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	r := newResult(plan, *label, env, started, finished, outcome)
 	r.Warnings = append(append(envWarnings, outcome.Warnings...), load.Stop()...)
 	r.Assertions = results.Judge(expectations(plan), r, base)
+	if *mustBaseline {
+		requireBaseline(r.Assertions)
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(stderr, "specrun: warning: %s\n", w)
 	}
