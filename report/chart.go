@@ -138,7 +138,7 @@ var (
 // A panel is one chart of a figure: a bar chart or a line chart, drawn in
 // the full width, with its own heading and legend.
 type panel interface {
-	// size is the height the panel needs.
+	// height is what the panel needs of the page.
 	height() vg.Length
 	draw(c draw.Canvas)
 }
@@ -216,9 +216,8 @@ func writeFigure(w io.Writer, f *figure, png bool) error {
 	return nil
 }
 
-// panelHead draws a panel's heading and legend across the top of c and
-// returns what is left below them. Legend entries flow left to right and
-// wrap to further lines.
+// panelHead is a panel's heading and legend, drawn across its top; legend
+// entries flow left to right and wrap to further lines.
 type panelHead struct {
 	title  string
 	legend []legendEntry
@@ -279,6 +278,7 @@ func (h panelHead) height() vg.Length {
 	return y
 }
 
+// draw draws the head across the top of c and returns what is left below.
 func (h panelHead) draw(c draw.Canvas) draw.Canvas {
 	top := c.Max.Y
 	if h.title != "" {
@@ -459,7 +459,7 @@ func scaleFor(unit string, ref float64) valueScale {
 	return pick([]valueScale{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}})
 }
 
-// figure writes v in unit with three significant digits: "28.9 ns",
+// formatFigure writes v in unit with three significant digits: "28.9 ns",
 // "123 µs", "1.5 GiB/s", "62.9k".
 func formatFigure(unit string, v float64) string {
 	s := scaleFor(unit, v)
