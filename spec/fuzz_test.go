@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -115,6 +116,77 @@ func FuzzVarRoundTrip(f *testing.F) {
 			if again := VarLiteral(back); again != lit {
 				t.Fatalf("%s: stored %s, then %s", ty.FriendlyName(), lit, again)
 			}
+		}
+	})
+}
+
+// FuzzVarFileRoundTrip applies an arbitrary variables file (HCL or JSON)
+// to a spec with a variable of every type, then reloads the spec with the
+// values stored as a result stores them: it must load, with the same
+// stored values.
+func FuzzVarFileRoundTrip(f *testing.F) {
+	for _, s := range []string{`s = "abc"`, `n = 1.5`, `b = true`, `l = ["x", "y"]`, `m = { a = 1 }`, `o = { a = 1, b = [false] }`,
+		`a = [1, "x", { k = null }]`, `s = "$${x} %%{y} \" \\ \n"`, `{"s": "json", "n": 2, "a": {"k": [1]}}`, `n = 1e308`} {
+		f.Add([]byte(s), strings.HasPrefix(s, "{"))
+	}
+	specSrc := []byte(`
+variable "s" {
+  type    = string
+  default = ""
+}
+variable "n" {
+  type    = number
+  default = 0
+}
+variable "b" {
+  type    = bool
+  default = false
+}
+variable "l" {
+  type    = list(string)
+  default = []
+}
+variable "m" {
+  type    = map(number)
+  default = {}
+}
+variable "o" {
+  type    = object({ a = number, b = list(bool) })
+  default = { a = 0, b = [] }
+}
+variable "a" {
+  type    = any
+  default = "none"
+}
+benchmark "x" {
+  op = "noop"
+}
+`)
+	if _, diags := LoadFiles(map[string][]byte{"s.hcl": specSrc}, []string{"s.hcl"}, fakeOptions); diags.HasErrors() {
+		f.Fatalf("the target's own spec does not load: %s", diags.Error())
+	}
+	f.Fuzz(func(t *testing.T, vars []byte, isJSON bool) {
+		name := filepath.Join(t.TempDir(), "v.hcl")
+		if isJSON {
+			name = strings.TrimSuffix(name, ".hcl") + ".json"
+		}
+		if err := os.WriteFile(name, vars, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := fakeOptions
+		opts.VarFiles = []string{name}
+		plan, diags := LoadFiles(map[string][]byte{"s.hcl": specSrc}, []string{"s.hcl"}, opts)
+		if diags.HasErrors() {
+			return
+		}
+		again := fakeOptions
+		again.VarLiterals = plan.Vars
+		back, diags := LoadFiles(map[string][]byte{"s.hcl": specSrc}, []string{"s.hcl"}, again)
+		if diags.HasErrors() {
+			t.Fatalf("stored %q does not reload: %s", plan.Vars, diags.Error())
+		}
+		if diff := cmp.Diff(plan.Vars, back.Vars); diff != "" {
+			t.Fatalf("stored values change on reload (-run +check):\n%s", diff)
 		}
 	})
 }
