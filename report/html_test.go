@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"image"
 	"image/png"
 	"os"
 	"os/exec"
@@ -84,37 +85,14 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	// The console check sees an error when there is one.
+	if errs, _ := openInChromium(t, browser, dir, "broken", []byte(`<!DOCTYPE html><p>x</p><script>undefinedFn()</script>`)); len(errs) == 0 {
+		t.Errorf("a page with a script error shows no console error: the check cannot fail")
+	}
 	for name, page := range map[string][]byte{"report": render(t, HTML{}, tiger(t)), "compare": cmp.Bytes()} {
-		path := filepath.Join(dir, name+".html")
-		if err := os.WriteFile(path, page, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		shot := filepath.Join(dir, name+".png")
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-			"--user-data-dir="+filepath.Join(dir, "profile-"+name), "--window-size=1000,1400",
-			"--virtual-time-budget=3000", "--enable-logging=stderr", "--v=0",
-			"--screenshot="+shot, "file://"+path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, stderr.String())
-		}
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
-				t.Errorf("%s: console: %s", name, line)
-			}
-		}
-		f, err := os.Open(shot)
-		if err != nil {
-			t.Fatalf("%s: no screenshot: %v\n%s", name, err, stderr.String())
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
+		errs, img := openInChromium(t, browser, dir, name, page)
+		for _, e := range errs {
+			t.Errorf("%s: console: %s", name, e)
 		}
 		inked, colored := 0, 0
 		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 3 {
@@ -131,9 +109,47 @@ func TestHTMLInChromium(t *testing.T) {
 		if inked < 2000 || colored < 20 {
 			t.Errorf("%s: screenshot looks blank: %d dark and %d series-coloured pixels sampled", name, inked, colored)
 		}
-		if os.Getenv("SPECRUN_KEEP_SCREENSHOTS") != "" {
-			data, _ := os.ReadFile(shot)
-			os.WriteFile(filepath.Join(os.Getenv("SPECRUN_KEEP_SCREENSHOTS"), name+".png"), data, 0o644)
+		if keep := os.Getenv("SPECRUN_KEEP_SCREENSHOTS"); keep != "" {
+			data, _ := os.ReadFile(filepath.Join(dir, name+".png"))
+			os.WriteFile(filepath.Join(keep, name+".png"), data, 0o644)
 		}
 	}
+}
+
+// openInChromium loads page in headless Chromium and returns the console
+// errors it logged and its screenshot.
+func openInChromium(t *testing.T, browser, dir, name string, page []byte) ([]string, image.Image) {
+	t.Helper()
+	path := filepath.Join(dir, name+".html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, name+".png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+filepath.Join(dir, "profile-"+name), "--window-size=1000,1400",
+		"--virtual-time-budget=3000", "--enable-logging=stderr", "--v=0",
+		"--screenshot="+shot, "file://"+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, stderr.String())
+	}
+	var errs []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") || strings.Contains(line, "Uncaught") {
+			errs = append(errs, line)
+		}
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("%s: no screenshot: %v\n%s", name, err, stderr.String())
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return errs, img
 }
