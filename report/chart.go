@@ -29,6 +29,11 @@ type ChartOptions struct {
 	// Axis is the value axis' scale: "auto" (or ""), "linear" or "log".
 	// auto takes log when the figures span more than a factor of 50.
 	Axis string
+	// Y is the metric a result's line charts plot: "auto" (or "") takes
+	// throughput (bytes_per_sec) for a size scan whose instances have it
+	// and time per op otherwise; or a metric's name, such as ns_per_op,
+	// ops_per_sec or an op's own. A comparison plots what it compares.
+	Y string
 }
 
 // ChartKinds and AxisScales are the values ChartOptions take.

@@ -350,6 +350,12 @@ func TestScanGolden(t *testing.T) {
 			t.Errorf("panel %+v: want a line of 5 sizes against throughput", p)
 		}
 	}
+	for y, unit := range map[string]string{"ns_per_op": "ns", "ops_per_sec": "ops/s", "auto": "bytes/s"} {
+		f := resultFigure(before, ChartOptions{Y: y})
+		if lp := f.panels[0].(*linePanel); lp.yunit != unit || math.IsNaN(lp.lines[0].points[0].y) {
+			t.Errorf("Y %s: the line plots %s (first point %v), want %s", y, lp.yunit, lp.lines[0].points[0].y, unit)
+		}
+	}
 	if f := resultFigure(before, ChartOptions{Kind: "bars"}); len(f.panels) != 1 || len(f.panels[0].(*barPanel).rows) != 10 {
 		t.Errorf("--chart bars: want one bar chart of the 10 instances")
 	}

@@ -210,12 +210,22 @@ func sweptFormat(param string) func(float64) string {
 	return results.Number
 }
 
-// resultScanPanel draws one scan of r: throughput against size when every
-// instance has it, else time per op; one line per value of the other
-// parameters.
+// resultScanPanel draws one scan of r: the metric opt.Y names, or by
+// default throughput against size when every instance has it, else time
+// per op; one line per value of the other parameters.
 func resultScanPanel(r *results.Result, s scan, opt ChartOptions) panel {
 	name, unit, ylabel := metric.NsPerOp, "ns", "time per op"
-	if s.param == "size" {
+	switch {
+	case opt.Y != "" && opt.Y != "auto" && opt.Y != metric.NsPerOp:
+		name, unit, ylabel = opt.Y, "", opt.Y
+		if m, ok := metric.Find(metric.Standard, opt.Y); ok {
+			unit, ylabel = m.Unit, unitName(m.Unit)
+		}
+		if unit != "" && unit != "ns" && unit != "bytes" && unit != "bytes/s" {
+			ylabel = opt.Y + " (" + unit + ")"
+		}
+	case opt.Y == metric.NsPerOp:
+	case s.param == "size":
 		has := true
 		for _, i := range s.members {
 			b := &r.Benchmarks[i]
