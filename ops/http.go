@@ -328,6 +328,7 @@ type worker struct {
 	since      atomic.Int64 // monoNow at the start of the request in flight, 0 when none
 	t          tally
 	batch      []sample
+	pacer      *pacer // rate mode's clock
 }
 
 // phase is what the workers of one Run share.
@@ -525,11 +526,15 @@ func (w *worker) loop() {
 		if ph.interval > 0 {
 			// Open model: latency counts from when the request was due.
 			intended = ph.start + int64(float64(i)*ph.interval)
+			if w.pacer == nil {
+				w.pacer = newPacer()
+				defer w.pacer.close()
+			}
 			if ph.deadline != 0 && intended >= ph.deadline {
-				sleepUntil(ph.deadline, &ph.stop) // the phase lasts its duration, at the rate asked
+				w.pacer.wait(ph.deadline, &ph.stop) // the phase lasts its duration, at the rate asked
 				return
 			}
-			if !sleepUntil(intended, &ph.stop) {
+			if !w.pacer.wait(intended, &ph.stop) {
 				return
 			}
 			start = 0

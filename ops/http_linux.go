@@ -6,30 +6,69 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
-// sleepUntil waits for the monotonic clock (monoNow) to reach t, or for
-// stop, and reports whether t came. The Go runtime wakes sleepers up to a
-// millisecond late, so the last stretch is a nanosleep with the thread's
-// timer slack cut from 50µs to 1µs: an open model at 10,000 requests/s
-// needs its sends on time within microseconds.
-func sleepUntil(t int64, stop *atomic.Bool) bool {
-	const coarse = int64(1500 * time.Microsecond)
+// pacer waits for an open model's send times. The Go runtime wakes a
+// sleeper up to a millisecond late, and a thread of its own per sleeping
+// connection costs an OS wake-up each (a loaded machine makes those late
+// too), so a pacer arms a timerfd and reads it through the runtime's
+// poller: the wake is precise to microseconds and comes with the poller's
+// other events.
+type pacer struct {
+	f   *os.File // nil when no timerfd could be had: the runtime's sleep
+	fd  uintptr  // f's; f.Fd() would make reads block their thread
+	buf [8]byte
+}
+
+func newPacer() *pacer {
+	fd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic,
+		syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if errno != 0 {
+		return &pacer{}
+	}
+	return &pacer{f: os.NewFile(fd, "timerfd"), fd: fd}
+}
+
+const clockMonotonic = 1 // CLOCK_MONOTONIC
+
+// itimerspec is the kernel's struct itimerspec.
+type itimerspec struct {
+	interval, value syscall.Timespec
+}
+
+// wait waits for the monotonic clock (monoNow) to reach t, or for stop,
+// and reports whether t came. It looks at stop at least every 50 ms.
+func (p *pacer) wait(t int64, stop *atomic.Bool) bool {
 	for !stop.Load() {
 		d := t - monoNow()
-		switch {
-		case d <= 0:
+		if d <= 0 {
 			return true
-		case d > coarse:
-			// In steps, so that a stop is seen within 50ms.
-			time.Sleep(min(time.Duration(d-coarse)+500*time.Microsecond, 50*time.Millisecond))
-		default:
-			syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_TIMERSLACK, 1000, 0)
-			ts := syscall.NsecToTimespec(d)
-			syscall.Nanosleep(&ts, nil)
 		}
+		d = min(d, int64(50*time.Millisecond))
+		if p.f == nil {
+			time.Sleep(time.Duration(d))
+			continue
+		}
+		its := itimerspec{value: syscall.NsecToTimespec(d)}
+		if _, _, errno := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, p.fd, 0,
+			uintptr(unsafe.Pointer(&its)), 0, 0, 0); errno != 0 {
+			p.f.Close()
+			p.f = nil
+			continue
+		}
+		// Read, not a raw wait: a timer that fired before the wait began
+		// would leave a raw wait blocked, since the poller's readiness is
+		// reset when a wait starts.
+		p.f.Read(p.buf[:]) // until it fires
 	}
 	return false
+}
+
+func (p *pacer) close() {
+	if p.f != nil {
+		p.f.Close()
+	}
 }
 
 // rawDial starts a TCP connect to addr on a non-blocking socket handed

@@ -563,18 +563,25 @@ func TestHTTPHeadAndTLS(t *testing.T) {
 	}
 }
 
-// TestSleepUntilIsNeverEarly: the open model's pacing may wake late (a busy
+// TestPacerIsNeverEarly: the open model's pacing may wake late (a busy
 // machine), never before the request is due.
-func TestSleepUntilIsNeverEarly(t *testing.T) {
+func TestPacerIsNeverEarly(t *testing.T) {
+	p := newPacer()
+	defer p.close()
 	for _, d := range []time.Duration{0, time.Microsecond, 30 * time.Microsecond, 300 * time.Microsecond, 1200 * time.Microsecond, 2500 * time.Microsecond} {
 		due := monoNow() + int64(d)
 		var stop atomic.Bool
-		if !sleepUntil(due, &stop) {
-			t.Errorf("sleepUntil(+%v) reports a stop", d)
+		if !p.wait(due, &stop) {
+			t.Errorf("wait(+%v) reports a stop", d)
 		}
 		if now := monoNow(); now < due {
-			t.Errorf("sleepUntil(+%v) returned %v early", d, time.Duration(due-now))
+			t.Errorf("wait(+%v) returned %v early", d, time.Duration(due-now))
 		}
+	}
+	var stop atomic.Bool
+	stop.Store(true)
+	if p.wait(monoNow()+int64(time.Hour), &stop) {
+		t.Error("wait(+1h) after a stop reports the time came")
 	}
 }
 
