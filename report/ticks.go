@@ -66,6 +66,14 @@ func (t fitTicks) fits(min, max float64, ticks []plot.Tick) bool {
 		}
 		return t.length * vg.Length((v-min)/(max-min))
 	}
+	// Labels at most every 70pt across or 25pt up: a readable scale, not a
+	// ruler.
+	if n := len(labelled(ticks)); n > 1 && !t.vertical && t.length/vg.Length(n-1) < 70 && !t.log {
+		return false
+	}
+	if n := len(labelled(ticks)); n > 1 && t.vertical && t.length/vg.Length(n-1) < 25 {
+		return false
+	}
 	gap := t.style.Width("0") * 1.5
 	ext := func(s string) vg.Length {
 		if t.vertical {
