@@ -15,6 +15,7 @@ import (
 type catalogEnv struct{ dir string }
 
 func (e catalogEnv) TempDir() string { return e.dir }
+func (catalogEnv) Servers() []string { return nil }
 func (e catalogEnv) Server(context.Context, string) (Server, error) {
 	return Server{}, errors.New("no servers in unit tests")
 }

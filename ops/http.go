@@ -64,8 +64,8 @@ func init() {
 			return p.Int("requests")
 		},
 		Interleave: true,
-		Servers: func(p param.Values, env Env) []string {
-			if name := httpServer(p, env); name != "" {
+		Servers: func(p param.Values, owner ServerOwner) []string {
+			if name := httpServer(p, owner); name != "" {
 				return []string{name}
 			}
 			return nil
@@ -706,7 +706,7 @@ func (o *httpOp) Close() error {
 
 // httpServer is the server block an http instance loads, or "" for a URL
 // that belongs to none.
-func httpServer(p param.Values, env Env) string {
+func httpServer(p param.Values, owner ServerOwner) string {
 	raw, name := p.String("url"), p.String("server")
 	switch {
 	case name != "":
@@ -715,11 +715,9 @@ func httpServer(p param.Values, env Env) string {
 		// server.NAME.url of a builtin server, with anything after it as the path.
 		name, _, _ = strings.Cut(strings.TrimPrefix(raw, ServerURLScheme), "/")
 		return name
-	case raw != "":
-		if l, ok := env.(ServerLookup); ok {
-			if name, ok := l.ServerFor(raw); ok {
-				return name
-			}
+	case raw != "" && owner != nil:
+		if name, ok := owner(raw); ok {
+			return name
 		}
 	}
 	return name
@@ -735,12 +733,17 @@ func resolveTarget(p param.Values, env Env) (string, int, error) {
 	case raw == "" && p.String("server") == "":
 		return "", 0, errors.New("http: set url or server")
 	}
-	name := httpServer(p, env)
-	if name == "" {
-		return raw, 0, nil
+	var name string
+	if env != nil {
+		if names := env.Servers(); len(names) > 0 {
+			name = names[0]
+		}
 	}
-	if env == nil {
-		return "", 0, fmt.Errorf("http: server %q: no servers in this run", name)
+	if name == "" {
+		if name = httpServer(p, nil); name != "" {
+			return "", 0, fmt.Errorf("http: server %q: no servers in this run", name)
+		}
+		return raw, 0, nil
 	}
 	s, err := env.Server(context.Background(), name)
 	if err != nil {

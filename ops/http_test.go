@@ -32,9 +32,27 @@ func (e fakeEnv) Server(_ context.Context, name string) (Server, error) {
 	return s, nil
 }
 
+// Servers is what the plan settles from the parameters, which these tests
+// build by hand: newPlanned hands an instance its servers.
+func (fakeEnv) Servers() []string { return nil }
+
+type plannedEnv struct {
+	Env
+	servers []string
+}
+
+func (e plannedEnv) Servers() []string { return e.servers }
+
+// newPlanned prepares an http instance with the servers the plan would
+// have settled for p.
+func newPlanned(p param.Values, env Env) (Op, error) {
+	def, _ := Lookup("http")
+	return newHTTP(p, plannedEnv{env, def.Servers(p, nil)})
+}
+
 func runHTTP(t *testing.T, p param.Values, env Env, n int64) Sample {
 	t.Helper()
-	op, err := newHTTP(p, env)
+	op, err := newPlanned(p, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +216,7 @@ func TestHTTPRequestShape(t *testing.T) {
 	if g := <-got; g != "POST /api t2 " {
 		t.Errorf("via %s: request = %q", ServerURLScheme, g)
 	}
-	if _, err := newHTTP(param.Values{"server": "nope"}, env); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := newPlanned(param.Values{"server": "nope"}, env); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown server: err = %v", err)
 	}
 }
@@ -410,18 +428,14 @@ func TestExternalOpsInterleaveAndCountRequests(t *testing.T) {
 	}
 }
 
-// lookupEnv also maps command servers' URLs to their names.
-type lookupEnv struct{ fakeEnv }
-
-func (lookupEnv) ServerFor(url string) (string, bool) {
-	return "app", strings.HasPrefix(url, "http://127.0.0.1:8081")
-}
-
-// TestHTTPNamesTheServerItLoads: the harness learns which server block an
-// instance loads, however the spec names it, to stop it after its last use.
+// TestHTTPNamesTheServerItLoads: the plan learns which server block an
+// instance loads, however the spec names it, to hand it to the op and to
+// stop it after its last use.
 func TestHTTPNamesTheServerItLoads(t *testing.T) {
 	def, _ := Lookup("http")
-	env := lookupEnv{}
+	owner := func(url string) (string, bool) {
+		return "app", strings.HasPrefix(url, "http://127.0.0.1:8081")
+	}
 	for _, c := range []struct {
 		p    param.Values
 		want []string
@@ -431,7 +445,7 @@ func TestHTTPNamesTheServerItLoads(t *testing.T) {
 		{param.Values{"url": "http://127.0.0.1:8081/health"}, []string{"app"}},
 		{param.Values{"url": "http://127.0.0.1:9999/"}, nil},
 	} {
-		if got := def.Servers(c.p, env); fmt.Sprint(got) != fmt.Sprint(c.want) {
+		if got := def.Servers(c.p, owner); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("Servers(%v) = %v, want %v", c.p, got, c.want)
 		}
 	}

@@ -57,6 +57,9 @@ type Env interface {
 	TempDir() string
 	// Server returns a running server block, starting it if needed.
 	Server(ctx context.Context, name string) (Server, error)
+	// Servers names the server blocks this instance loads, as the plan
+	// settled them when it was built (Def.Servers).
+	Servers() []string
 }
 
 // ServerURLScheme prefixes the URL that a spec sees for a builtin server
@@ -64,19 +67,11 @@ type Env interface {
 // http op resolves the name through Env.Server at run time.
 const ServerURLScheme = "specrun-server://"
 
-// ServerLookup is implemented by an Env that knows which server block a URL
-// belongs to. A spec may load a command server through its URL
-// (`url = "${server.app.url}/health"`, which is a plain http URL) rather
-// than `server = "app"`; the http op then still starts that server and
-// measures its CPU and RSS.
-type ServerLookup interface {
-	ServerFor(url string) (name string, ok bool)
-}
-
-// ServerStopper is an Env that can stop one server before the run ends.
-type ServerStopper interface {
-	StopServer(name string) error
-}
+// ServerOwner tells which server block a URL belongs to: a spec may load a
+// command server through its URL (`url = "${server.app.url}/health"`, a
+// plain http URL) rather than `server = "app"`, and that benchmark still
+// loads the server.
+type ServerOwner func(url string) (name string, ok bool)
 
 // Server is a started server block.
 type Server struct {
@@ -99,9 +94,11 @@ type Def struct {
 	// Interleave is the default for a matrix of this op: run the instances
 	// round-robin, one run each, so drift hits every variant alike.
 	Interleave bool
-	// Servers, when set, names the server blocks an instance loads, so the
-	// harness can stop each server after the last instance that uses it.
-	Servers func(p param.Values, env Env) []string
+	// Servers, when set, names the server blocks an instance loads. spec
+	// calls it when it builds the plan, with owner answering for the
+	// spec's own server blocks; the harness hands the answer back to the
+	// op (Env.Servers) and stops each server after its last instance.
+	Servers func(p param.Values, owner ServerOwner) []string
 	// New prepares an instance. It is never timed.
 	New func(p param.Values, env Env) (Op, error)
 	// Check, when set, refuses parameters that cannot run here, as far as

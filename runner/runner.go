@@ -32,7 +32,9 @@ type Config struct {
 	Filter *regexp.Regexp // instance names to run; nil runs all
 	Scale  float64        // multiplies fixed iteration counts (never below 1) and the min_time of "auto" ones; 0 means 1
 	Repeat int            // overrides every benchmark's repeat when > 0
-	Env    ops.Env        // servers and the temp dir; nil gives a private temp dir and no servers
+	// Resources lends the ops a temp dir and the spec's servers; nil gives
+	// a private temp dir and no servers.
+	Resources Resources
 	// Observer is told of progress (benchmark k of n, run r of R); nil is silent.
 	Observer Observer
 	// Grace is how long the runner waits, past a timeout or a cancellation,
@@ -101,7 +103,7 @@ type Outcome struct {
 // do not spend each other's.
 func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	cfg = cfg.withDefaults()
-	r := &runner{ctx: ctx, cfg: cfg, env: cfg.Env}
+	r := &runner{ctx: ctx, cfg: cfg, env: cfg.Resources}
 	var selected []*spec.Benchmark
 	for _, b := range plan.Benchmarks {
 		if cfg.Filter == nil || cfg.Filter.MatchString(b.Name) {
@@ -122,7 +124,7 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 
 	index := 0
 	groups := interleaved(selected)
-	stops := serverStops(groups, r.env)
+	stops := serverStops(groups)
 	for gi, group := range groups {
 		if ctx.Err() != nil {
 			break
@@ -140,10 +142,30 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	return r.out
 }
 
+// Resources is what a run lends its ops: its temp dir and its servers
+// (a servers.Pool). Each instance gets an ops.Env over it that also names
+// the servers the plan says the instance loads.
+type Resources interface {
+	TempDir() string
+	Server(ctx context.Context, name string) (ops.Server, error)
+	// StopServer stops a server whose last benchmark has run.
+	StopServer(name string) error
+}
+
+// instanceEnv is the ops.Env of one instance.
+type instanceEnv struct {
+	Resources
+	servers []string
+}
+
+func (e instanceEnv) Servers() []string { return e.servers }
+
+var _ ops.Env = instanceEnv{}
+
 type runner struct {
 	ctx    context.Context
 	cfg    Config
-	env    ops.Env
+	env    Resources
 	out    Outcome
 	seen   map[string]bool // warnings already in out
 	strays strays
@@ -196,14 +218,12 @@ func incomplete(in *instance) error {
 // serverStops maps the index of each group to the servers that no later
 // group loads, so that a server stops after its last benchmark rather than
 // idling (and costing CPU) through the rest of the suite.
-func serverStops(groups [][]*spec.Benchmark, env ops.Env) map[int][]string {
+func serverStops(groups [][]*spec.Benchmark) map[int][]string {
 	last := map[string]int{}
 	for gi, group := range groups {
 		for _, b := range group {
-			if b.Op != nil && b.Op.Servers != nil {
-				for _, name := range b.Op.Servers(b.Params, env) {
-					last[name] = gi
-				}
+			for _, name := range b.Servers {
+				last[name] = gi
 			}
 		}
 	}
@@ -217,15 +237,11 @@ func serverStops(groups [][]*spec.Benchmark, env ops.Env) map[int][]string {
 	return stops
 }
 
-// stopServers stops servers whose last benchmark has run; the Env stops
-// whatever is left when the run ends.
+// stopServers stops servers whose last benchmark has run; Resources
+// stops whatever is left when the run ends.
 func (r *runner) stopServers(names []string) {
-	st, ok := r.env.(ops.ServerStopper)
-	if !ok {
-		return
-	}
 	for _, name := range names {
-		if err := st.StopServer(name); err != nil {
+		if err := r.env.StopServer(name); err != nil {
 			r.out.Warnings = append(r.out.Warnings, err.Error())
 		}
 	}
@@ -290,7 +306,7 @@ func (r *runner) stop(in *instance, err error) {
 // prepare makes the op, untimed.
 func (r *runner) prepare(in *instance) error {
 	op, err := call(r, in, func(context.Context) (ops.Op, error) {
-		op, err := in.b.Op.New(in.b.Params, r.env)
+		op, err := in.b.Op.New(in.b.Params, instanceEnv{r.env, in.b.Servers})
 		if err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}

@@ -559,11 +559,19 @@ func (e *stopEnv) StopServer(name string) error {
 }
 
 // TestServersStopAfterTheirLastBenchmark: each server stops as soon as no
-// benchmark left in the run loads it.
+// benchmark left in the run loads it, and each instance is handed the
+// servers the plan settled for it.
 func TestServersStopAfterTheirLastBenchmark(t *testing.T) {
 	rec := &recorder{}
 	uses := func(b *spec.Benchmark, names ...string) *spec.Benchmark {
-		b.Op.Servers = func(param.Values, ops.Env) []string { return names }
+		b.Servers = names
+		newOp := b.Op.New
+		b.Op.New = func(p param.Values, env ops.Env) (ops.Op, error) {
+			if got := env.Servers(); fmt.Sprint(got) != fmt.Sprint(names) {
+				t.Errorf("%s: Env.Servers() = %v, want %v", b.Name, got, names)
+			}
+			return newOp(p, env)
+		}
 		return b
 	}
 	env := &stopEnv{rec: rec}
@@ -572,7 +580,7 @@ func TestServersStopAfterTheirLastBenchmark(t *testing.T) {
 		uses(bench("b", 1, &testOp{rec: rec}), "s1", "s2"),
 		uses(bench("c", 1, &testOp{rec: rec}), "s2"),
 		bench("d", 1, &testOp{rec: rec}),
-	), Config{Env: env})
+	), Config{Resources: env})
 	runs := func(bench string) int { // calls up to and including bench's last
 		last := 0
 		for i, c := range rec.calls {

@@ -8,7 +8,7 @@ import (
 	"github.com/specrun/specrun/ops"
 )
 
-// tempEnv is the Env of a run without servers: a private temp dir.
+// tempEnv is the Resources of a run without servers: a private temp dir.
 type tempEnv struct{ dir string }
 
 func newTempEnv() (*tempEnv, error) {
@@ -25,6 +25,8 @@ func (e *tempEnv) Server(_ context.Context, name string) (ops.Server, error) {
 	return ops.Server{}, fmt.Errorf("server %q: this run starts no servers", name)
 }
 
+func (e *tempEnv) StopServer(string) error { return nil }
+
 func (e *tempEnv) remove() { os.RemoveAll(e.dir) }
 
-var _ ops.Env = (*tempEnv)(nil)
+var _ Resources = (*tempEnv)(nil)

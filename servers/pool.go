@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"sort"
 	"sync"
 	"syscall"
 
@@ -14,8 +12,9 @@ import (
 	"github.com/specrun/specrun/spec"
 )
 
-// Pool is the servers of one run. It implements ops.Env: a server starts
-// when a benchmark first asks for it, and Close stops them all.
+// Pool is the servers of one run, and its temp dir: what the runner lends
+// the ops (runner.Resources). A server starts when a benchmark first asks
+// for it, and Close stops them all.
 type Pool struct {
 	// Self is the command that runs specrun, for builtin servers; nil means
 	// os.Executable().
@@ -35,12 +34,6 @@ type Pool struct {
 	closed   bool
 	ownedDir bool // tempDir was made by the pool, and goes with it
 }
-
-var (
-	_ ops.Env           = (*Pool)(nil)
-	_ ops.ServerLookup  = (*Pool)(nil)
-	_ ops.ServerStopper = (*Pool)(nil)
-)
 
 // NewPool returns a pool of the plan's servers, keeping their logs in
 // tempDir (the run's temp dir; "" makes a private one, removed by Close).
@@ -146,30 +139,6 @@ func (p *Pool) Kill() {
 	if p.ownedDir {
 		os.RemoveAll(p.tempDir)
 	}
-}
-
-// ServerFor returns the command server whose base URL (or ready URL) has
-// the scheme and host of rawURL: a benchmark that loads
-// "${server.app.url}/path" loads server app.
-func (p *Pool) ServerFor(rawURL string) (string, bool) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", false
-	}
-	names := make([]string, 0, len(p.defs))
-	for name := range p.defs {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the same answer every time if two servers share a host
-	for _, name := range names {
-		def := p.defs[name]
-		for _, s := range []string{def.URL, def.Ready} {
-			if v, err := url.Parse(s); err == nil && s != "" && v.Scheme == u.Scheme && v.Host == u.Host {
-				return name, true
-			}
-		}
-	}
-	return "", false
 }
 
 // Close stops every running server, all at once so that the slowest grace

@@ -280,12 +280,8 @@ func TestServerDiesMidLoad(t *testing.T) {
 	pool := NewPool([]*spec.Server{s}, t.TempDir())
 	defer pool.Close()
 
-	def, ok := ops.Lookup("http")
-	if !ok {
-		t.Fatal("no http op")
-	}
-	op, err := def.New(param.Values{"server": "crashy", "path": "/", "concurrency": int64(2),
-		"keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0}, pool)
+	op, err := instance(t, pool, &spec.Plan{Servers: []*spec.Server{s}}, "http", param.Values{"server": "crashy", "path": "/", "concurrency": int64(2),
+		"keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,19 +340,40 @@ func TestStartIsCancelledWithThePool(t *testing.T) {
 	}
 }
 
+// instanceEnv is the pool as the runner lends it to one instance: with the
+// servers the plan settled for it.
+type instanceEnv struct {
+	*Pool
+	servers []string
+}
+
+func (e instanceEnv) Servers() []string { return e.servers }
+
+// instance prepares an op instance as spec and the runner would: the plan
+// settles which servers it loads, and the op is handed them.
+func instance(t *testing.T, pool *Pool, plan *spec.Plan, op string, p param.Values) (ops.Op, error) {
+	t.Helper()
+	def, _ := ops.Lookup(op)
+	var names []string
+	if def.Servers != nil {
+		names = def.Servers(p, plan.ServerFor)
+	}
+	return def.New(p, instanceEnv{pool, names})
+}
+
 func TestURLOfACommandServerStartsIt(t *testing.T) {
 	s, _ := commandServer(t, "app", nil)
-	pool := NewPool([]*spec.Server{s, {Name: "b", Builtin: "static", URL: ops.ServerURLScheme + "b"}}, t.TempDir())
+	plan := &spec.Plan{Servers: []*spec.Server{s, {Name: "b", Builtin: "static", URL: ops.ServerURLScheme + "b"}}}
+	pool := NewPool(plan.Servers, t.TempDir())
 	defer pool.Close()
-	if name, ok := pool.ServerFor(s.URL + "/some/path?x=1"); !ok || name != "app" {
+	if name, ok := plan.ServerFor(s.URL + "/some/path?x=1"); !ok || name != "app" {
 		t.Errorf("ServerFor(%s/some/path) = %q, %v; want app", s.URL, name, ok)
 	}
-	if name, ok := pool.ServerFor("http://127.0.0.1:1/"); ok {
+	if name, ok := plan.ServerFor("http://127.0.0.1:1/"); ok {
 		t.Errorf("ServerFor(another host) = %q, want none", name)
 	}
 
-	def, _ := ops.Lookup("http")
-	op, err := def.New(param.Values{"url": s.URL + "/", "concurrency": int64(1), "keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0}, pool)
+	op, err := instance(t, pool, plan, "http", param.Values{"url": s.URL + "/", "concurrency": int64(1), "keepalive": true, "request_timeout": 2 * time.Second, "max_failures": 1.0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -368,6 +368,25 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 	}
 	d.diags = append(d.diags, params.diags...)
 
+	// Which servers the instance loads is settled here, once, from the
+	// spec's own server blocks.
+	if def.Servers != nil && !params.diags.HasErrors() {
+		for _, name := range def.Servers(bm.Params, l.plan.ServerFor) {
+			if _, ok := l.servers[name]; !ok {
+				subject := attrs["op"].Expr.Range().Ptr()
+				for _, p := range def.Params { // the attribute that names it
+					if v, ok := bm.Params[p.Name].(string); ok && attrs[p.Name] != nil && strings.Contains(v, name) {
+						subject = attrs[p.Name].Expr.Range().Ptr()
+						break
+					}
+				}
+				d.errorf(subject, "Unknown server", "There is no server block named %q.%s", name, didYouMean(name, keys(l.servers)))
+				continue
+			}
+			bm.Servers = append(bm.Servers, name)
+		}
+	}
+
 	// What the op can tell about its parameters before anything runs here.
 	if !params.diags.HasErrors() && !l.opts.Stored {
 		for _, perr := range def.Validate(bm.Params) {

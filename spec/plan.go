@@ -66,6 +66,7 @@ type Benchmark struct {
 	Iterations int64        // per run; 0 means "auto"
 	Timing                  // the suite's, unless the block sets its own
 	Interleave bool         // run this block's instances round-robin
+	Servers    []string     // the server blocks it loads (Def.Servers), settled here
 	DeclRange  hcl.Range
 }
 

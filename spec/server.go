@@ -187,3 +187,23 @@ func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string)
 	}
 	*dst = s
 }
+
+// ServerFor returns the command server whose base URL (or ready URL) has
+// the scheme and host of rawURL: a benchmark that loads
+// "${server.app.url}/path" loads server app. Servers are tried in the
+// order the spec declares them, so two that share a host give the same
+// answer every time.
+func (p *Plan) ServerFor(rawURL string) (string, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", false
+	}
+	for _, s := range p.Servers {
+		for _, v := range []string{s.URL, s.Ready} {
+			if w, err := url.Parse(v); err == nil && v != "" && w.Scheme == u.Scheme && w.Host == u.Host {
+				return s.Name, true
+			}
+		}
+	}
+	return "", false
+}

@@ -129,7 +129,7 @@ func rss(stdout, stderr io.Writer, args []string) int {
 	pool.Self = []string{*specrun}
 	obs := &observer{rows: map[string]*row{}, pool: pool}
 	started := time.Now()
-	outcome := runner.Run(context.Background(), plan, runner.Config{Env: pool, Observer: obs})
+	outcome := runner.Run(context.Background(), plan, runner.Config{Resources: pool, Observer: obs})
 	if err := pool.Close(); err != nil {
 		fmt.Fprintf(stderr, "rss: stop servers: %v\n", err)
 	}

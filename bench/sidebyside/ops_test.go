@@ -21,6 +21,7 @@ import (
 type benchEnv struct{ dir string }
 
 func (e benchEnv) TempDir() string { return e.dir }
+func (benchEnv) Servers() []string { return nil }
 func (e benchEnv) Server(context.Context, string) (ops.Server, error) {
 	return ops.Server{}, errors.New("no servers here")
 }

@@ -113,7 +113,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	pool := servers.NewPool(plan.Servers, "")
 	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
 	defer pool.Close() // on a panic too; a second Close does nothing
-	cfg.Env = pool
+	cfg.Resources = pool
 	// Quitting at once kills the servers and every other command started.
 	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll() }, stderr)
 	defer signals.stop()
