@@ -237,3 +237,48 @@ func envDifferences(rs []*Result) []string {
 	}
 	return out
 }
+
+// Regression is a benchmark that a later result made significantly worse
+// than the first, by more than a threshold.
+type Regression struct {
+	Name  string  // the instance, "memcpy/size=16B"
+	Label string  // the later result's column
+	Old   float64 // median in the first result
+	New   float64 // median in the later one
+	// Worse is the relative change in the bad direction: 0.12 is 12% worse
+	// (slower for ns_per_op, less for bytes_per_sec).
+	Worse float64
+	P     float64
+}
+
+// Regressions lists, row by row, every later column that is significantly
+// worse than the first (the U-test at the comparison's alpha) by more than
+// threshold, a fraction, in the metric's own better direction. It is an
+// error when no op declares that direction.
+func (c *Comparison) Regressions(threshold float64) ([]Regression, error) {
+	var higher bool
+	switch c.Better {
+	case "lower":
+	case "higher":
+		higher = true
+	default:
+		return nil, fmt.Errorf("no op declares whether a higher or a lower %s is better, so a regression cannot be told from an improvement", c.Metric)
+	}
+	var out []Regression
+	for _, row := range c.Rows {
+		for i, d := range row.Deltas {
+			if d.Ratio == nil || !d.Significant {
+				continue
+			}
+			worse := *d.Ratio - 1
+			if higher {
+				worse = 1 - *d.Ratio
+			}
+			if worse > threshold {
+				out = append(out, Regression{Name: row.Name, Label: c.Labels[i+1],
+					Old: row.Cells[0].Median, New: row.Cells[i+1].Median, Worse: worse, P: d.P})
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,61 @@ func TestByTime(t *testing.T) {
 	}
 	if r.Benchmarks[0].Name != "memcpy/size=16B" {
 		t.Errorf("ByTime reordered its argument")
+	}
+}
+
+// TestRegressions: a later column is a regression when it is significantly
+// worse than the first by more than the threshold, in the metric's better
+// direction; a faster one, a noisy one and a small change are not.
+func TestRegressions(t *testing.T) {
+	series := func(center float64) []float64 {
+		return []float64{center * 0.995, center * 0.998, center, center * 1.001, center * 1.003, center * 1.004, center * 0.997, center * 1.002}
+	}
+	base := synthetic(map[string][]float64{
+		"slower": series(100), "slightly": series(100), "faster": series(100), "noisy": series(100), "gone": series(100),
+	})
+	head := synthetic(map[string][]float64{
+		"slower":   series(120),
+		"slightly": series(103),
+		"faster":   series(50),
+		"noisy":    {60, 140, 90, 130, 70, 150, 80, 120},
+	})
+	base.Label, head.Label = "base", "head"
+	for _, tt := range []struct {
+		metric    string
+		threshold float64
+		want      []string
+	}{
+		{"ns_per_op", 0.05, []string{"slower"}},
+		{"ns_per_op", 0.01, []string{"slower", "slightly"}},
+		{"ns_per_op", 0.25, nil},
+		{"ops_per_sec", 0.05, []string{"slower"}}, // higher is better: 1/1.2 is 17% worse
+		{"ops_per_sec", 0.2, nil},
+	} {
+		c, err := Compare([]*Result{base, head}, CompareOptions{Metric: tt.metric})
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs, err := c.Regressions(tt.threshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range regs {
+			got = append(got, r.Name)
+			if r.Label != "head" || !(r.Worse > tt.threshold) || !(r.P <= 0.05) {
+				t.Errorf("%s at %v: %+v", tt.metric, tt.threshold, r)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Clone(tt.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s, threshold %v: regressions %v, want %v", tt.metric, tt.threshold, got, want)
+		}
+	}
+	c := &Comparison{Metric: "widgets"}
+	if _, err := c.Regressions(0.05); err == nil {
+		t.Error("a metric without a direction gave regressions")
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
 	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 )
@@ -22,6 +24,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o and --svg files if they exist")
+	gate := fs.String("fail-on-regression", "", "exit 1 when a later result is significantly worse than the first by more than `PCT` (\"5%\"), in the metric's better direction, and list those benchmarks on stderr")
 	var cf chartFlags
 	cf.register(fs)
 	paths, err := parseFlags(fs, args, stdout)
@@ -33,6 +36,12 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if !(*alpha > 0 && *alpha < 1) {
 		return usageError("--alpha is a significance level between 0 and 1, not %v", *alpha)
+	}
+	threshold := -1.0 // no gate
+	if isSet(fs, "fail-on-regression") {
+		if threshold, err = param.ParseFraction(*gate); err != nil {
+			return usageError("--fail-on-regression: %v", err)
+		}
 	}
 	opt, err := cf.options()
 	if err != nil {
@@ -57,13 +66,42 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var regs []results.Regression
+	if threshold >= 0 {
+		if regs, err = c.Regressions(threshold); err != nil {
+			return usageError("--fail-on-regression with --metric %s: %v", *metric, err)
+		}
+	}
 	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, c) }); err != nil {
 		return err
 	}
 	if *svg != "" {
-		return writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{Chart: opt.Chart}.Report(w, c) })
+		if err := writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{Chart: opt.Chart}.Report(w, c) }); err != nil {
+			return err
+		}
 	}
-	return nil
+	if threshold < 0 {
+		return nil
+	}
+	return gateRegressions(stderr, c, regs, threshold)
+}
+
+// gateRegressions lists the regressions on stderr and exits 1 when there
+// are any; it says so as well when there are none, for a CI log.
+func gateRegressions(stderr io.Writer, c *results.Comparison, regs []results.Regression, threshold float64) error {
+	limit := results.Number(100*threshold) + "%"
+	if len(regs) == 0 {
+		fmt.Fprintf(stderr, "specrun compare: no benchmark is significantly worse than %s by more than %s (%s, %s is better)\n",
+			c.Labels[0], limit, c.Metric, c.Better)
+		return nil
+	}
+	fmt.Fprintf(stderr, "specrun compare: %s significantly worse than %s by more than %s (%s, %s is better):\n",
+		plural(len(regs), "benchmark"), c.Labels[0], limit, c.Metric, c.Better)
+	for _, r := range regs {
+		fmt.Fprintf(stderr, "  %s: %s is %.1f%% worse (%s -> %s, p=%.3g)\n",
+			r.Name, r.Label, 100*r.Worse, results.Number(r.Old), results.Number(r.New), r.P)
+	}
+	return errAsserted
 }
 
 // opMetrics is the catalog's declaration of an op's own metrics.

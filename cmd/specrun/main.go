@@ -106,7 +106,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "           %s\n", c.summary)
 	}
 	fmt.Fprintf(w, "\n  specrun help COMMAND   flags of one command\n  specrun --version\n")
-	fmt.Fprintf(w, "\nExit codes: 0 all ran and no assertion failed; 1 an assertion failed;\n"+
+	fmt.Fprintf(w, "\nExit codes: 0 all ran and no assertion failed (skip is no failure); 1 an\n"+
+		"assertion failed, or compare --fail-on-regression found a regression;\n"+
 		"2 a usage or spec error (nothing ran); 3 a benchmark could not run (the others\n"+
 		"ran and were written); 4 the benchmarks ran but a result file could not be\n"+
 		"written (the message names where the JSON is kept); 130/143 interrupted.\n")
