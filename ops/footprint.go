@@ -34,7 +34,7 @@ func memoryLimit(now bool) (int64, string, error) {
 		have, what = m.Available, "of memory available now"
 	}
 	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) != nil || lim.Cur >= uint64(math.MaxInt64) {
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) != nil || uint64(lim.Cur) >= uint64(math.MaxInt64) {
 		return have, what, nil
 	}
 	room, roomWhat := int64(lim.Cur), "of address space that ulimit -v allows"

@@ -808,7 +808,7 @@ func checkHTTP(p param.Values) []*ParamError {
 			Err: fmt.Errorf("max_failures is %v; it is the fraction of requests that may fail, from 0 to 1 (0.01 is 1%%)", f)})
 	}
 	var lim syscall.Rlimit
-	if c := p.Int("concurrency"); syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && c > 0 && uint64(c) > lim.Cur {
+	if c := p.Int("concurrency"); syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && c > 0 && uint64(c) > uint64(lim.Cur) {
 		errs = append(errs, &ParamError{Param: "concurrency", Summary: "Too many connections",
 			Err: fmt.Errorf("concurrency %d needs as many sockets, more than the open-file limit of %d", c, lim.Cur)})
 	}
