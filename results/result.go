@@ -34,6 +34,13 @@ type Suite struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Columns are the table columns the suite asks for (its columns
+	// attribute); empty for each kind of benchmark's defaults.
+	Columns []string `json:"columns,omitempty"`
+	// TimeUnit is the unit the suite's tables write times in (its
+	// time_unit attribute): "ns", "us", "ms" or "s"; empty for each
+	// column's own.
+	TimeUnit string `json:"time_unit,omitempty"`
 }
 
 // Spec is the spec a result came from; it travels with the result so that

@@ -64,6 +64,8 @@ type loader struct {
 	servers map[string]cty.Value
 	blocks  map[string]*blockInfo // benchmark blocks by name, for assert references
 	count   int                   // instances so far, against MaxInstances
+
+	columnsAttr *hcl.Attribute // the suite's columns, checked once the benchmarks are known
 }
 
 // blockInfo is what asserts need to know about a benchmark block.
@@ -160,6 +162,8 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		l.errorf(nil, "No benchmarks", "The spec declares no benchmark block. Add one, such as:\n\n  benchmark \"null\" {\n    op = \"noop\"\n  }")
 	}
 
+	l.checkColumns()
+
 	names = map[string]hcl.Range{}
 	for _, b := range byType["assert"] {
 		if !l.checkName(b, "assert", names) {
@@ -210,6 +214,7 @@ var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "title"}, {Name: "description"}, {Name: "repeat"},
 	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"},
 	{Name: "threshold"},
+	{Name: "columns"}, {Name: "time_unit"},
 }}
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
@@ -242,6 +247,7 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 		l.stringAttr(attrs["description"], ctx, &s.Description)
 		l.decodeTiming(attrs, ctx, &s.Timing)
 		l.thresholdAttr(attrs["threshold"], ctx, &s.Threshold)
+		l.decodeReportAttrs(attrs, ctx, &s)
 	}
 	return s
 }

@@ -43,6 +43,12 @@ type Suite struct {
 	Timing      // each benchmark's, unless it sets its own
 	// Threshold is every assert's noise floor unless it sets its own.
 	Threshold float64
+	// Columns are the table columns the reports draw (TableColumns, or
+	// metrics of the benchmarks); empty for each kind's defaults.
+	Columns []string
+	// TimeUnit is the unit of the tables' times, one of TimeUnits; ""
+	// and "auto" let each column choose.
+	TimeUnit string
 }
 
 // Timing is how a benchmark is run: set in the suite block for all, and
