@@ -15,6 +15,7 @@ suite "common-operations" {
   title       = "Performance Comparisons of Common Operations, Go edition"
   description = "The classic table's rows, each timed as the nearest Go operation."
   repeat      = 3
+  time_unit   = "ns" # the classic table's Time per (ns), one decimal
 }
 
 variable "scale" {

@@ -16,13 +16,17 @@ import (
 
 // CompareMarkdown renders a comparison as a Markdown table, with what the
 // table compares and any environment differences above it, and the tests'
-// warnings below.
-type CompareMarkdown struct{}
+// warnings below. Each row has one unit, chosen from its figures as
+// benchstat chooses it (TimeUnit forces one for times), so that a row
+// reads across without a change of unit.
+type CompareMarkdown struct {
+	TimeUnit string
+}
 
 var _ ComparisonReporter = CompareMarkdown{}
 
 // Report writes the table.
-func (CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
+func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	bw := bufio.NewWriter(w)
 	dir := ""
 	if c.Better != "" {
@@ -55,8 +59,9 @@ func (CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	var warningOrder []string
 	for _, row := range c.Rows {
 		cells := []string{escape(row.Label)}
+		unit := rowFigure(c, row, m.TimeUnit)
 		for _, cell := range row.Cells {
-			cells = append(cells, cellText(c, cell))
+			cells = append(cells, cellText(cell, unit))
 		}
 		for _, d := range row.Deltas {
 			cells = append(cells, deltaText(c, d))
@@ -78,9 +83,9 @@ func (CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	return nil
 }
 
-// cellText is "28.9 ns ±1%", "—" when the result lacks the instance, or
+// cellText is "28.9 ns ±1.2%", "—" when the result lacks the instance, or
 // why there is no figure.
-func cellText(c *results.Comparison, cell *results.CompareCell) string {
+func cellText(cell *results.CompareCell, figure func(float64) string) string {
 	switch {
 	case cell == nil:
 		return "—"
@@ -90,11 +95,36 @@ func cellText(c *results.Comparison, cell *results.CompareCell) string {
 		}
 		return escape(cell.Error)
 	}
-	s := comparedFigure(c, cell.Median)
+	s := figure(cell.Median)
 	if len(cell.Runs) > 1 && cell.Median != 0 {
-		s += fmt.Sprintf(" ±%.0f%%", 100*(cell.Interval.High-cell.Interval.Low)/2/math.Abs(cell.Median)) + levelNote(cell.Interval)
+		s += " ±" + percent(100*(cell.Interval.High-cell.Interval.Low)/2/math.Abs(cell.Median)) + levelNote(cell.Interval)
 	}
 	return s
+}
+
+// rowFigure renders the figures of a row in one unit: a time unit or a
+// binary one from the row's figures, or as they are.
+func rowFigure(c *results.Comparison, row results.CompareRow, forced string) func(float64) string {
+	var vs []float64
+	for _, cell := range row.Cells {
+		if cell != nil && cell.Error == "" {
+			vs = append(vs, cell.Median)
+		}
+	}
+	switch c.Unit {
+	case "ns":
+		u := scaleTimes(vs, forced)
+		name := u.name
+		if name == "sec" {
+			name = "s"
+		}
+		return func(v float64) string { return digits3(v/u.ns) + " " + name }
+	case "bytes", "bytes/s":
+		b := scaleBytes(vs)
+		suffix := strings.TrimPrefix(c.Unit, "bytes")
+		return func(v float64) string { return digits3(v/b.factor) + " " + b.name + suffix }
+	}
+	return func(v float64) string { return digits3(v) }
 }
 
 // deltaText is "1.33× slower (p=0.008 n=5)", "~ 1.02× (p=0.421 n=5)",
@@ -111,7 +141,12 @@ func deltaText(c *results.Comparison, d results.Delta) string {
 	case !d.Significant:
 		return fmt.Sprintf("~ %s (p=%.3f)", s, d.P)
 	}
-	if word := direction(c, r); word != "" {
+	word := direction(c, r)
+	if word == "faster" && r > 0 {
+		// "0.34× slower" is "2.94× faster", as hyperfine says it.
+		s = strconv.FormatFloat(1/r, 'f', 2, 64) + "×"
+	}
+	if word != "" {
 		s += " " + word
 	}
 	return fmt.Sprintf("%s (p=%.3f)", s, d.P)
@@ -133,17 +168,6 @@ func direction(c *results.Comparison, r float64) string {
 		return "better"
 	}
 	return "worse"
-}
-
-// comparedFigure renders a value of the compared metric.
-func comparedFigure(c *results.Comparison, v float64) string {
-	switch c.Unit {
-	case "ns":
-		return humanNs(v)
-	case "bytes":
-		return humanBytes(v)
-	}
-	return results.Number(v)
 }
 
 // CompareCSV renders a comparison as RFC 4180 CSV: per result a median and

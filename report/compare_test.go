@@ -72,7 +72,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := (CompareMarkdown{}).Report(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| GET / (build A) | 30 MiB | 40 MiB | 1.33× ? |"; !strings.Contains(buf.String(), want) {
+	if want := "| GET / (build A) | 30.0 MiB | 40.0 MiB | 1.33× ? |"; !strings.Contains(buf.String(), want) {
 		t.Errorf("max_rss_bytes comparison lacks %q:\n%s", want, buf.String())
 	}
 }
@@ -122,5 +122,25 @@ func TestCompareFormatsParse(t *testing.T) {
 	bars := svgBars(t, b.Bytes())
 	if len(bars) != 3 {
 		t.Errorf("SVG has bars in %d colours, want one per result: %v", len(bars), bars)
+	}
+}
+
+// A ratio below 1 that is faster reads as people say it, and a small
+// spread keeps its digits.
+func TestCompareWording(t *testing.T) {
+	c := &results.Comparison{Metric: "ns_per_op", Better: "lower", Unit: "ns"}
+	for _, d := range []struct {
+		ratio float64
+		want  string
+	}{{0.34, "2.94× faster (p=0.002)"}, {2.5, "2.50× slower (p=0.002)"}} {
+		r := d.ratio
+		if got := deltaText(c, results.Delta{Ratio: &r, P: 0.002, Significant: true}); got != d.want {
+			t.Errorf("ratio %v reads %q, want %q", r, got, d.want)
+		}
+	}
+	cell := &results.CompareCell{Median: 1000, Runs: []float64{995, 1000, 1000, 1000, 1000, 1004.7},
+		Interval: results.Interval{Low: 995, High: 1004.4, Confidence: 0.96, Kind: results.MedianCI}}
+	if got := cellText(cell, rowFigure(c, results.CompareRow{Cells: []*results.CompareCell{cell}}, "")); got != "1.00 µs ±0.47%" {
+		t.Errorf("cell reads %q, want 1.00 µs ±0.47%%", got)
 	}
 }

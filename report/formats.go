@@ -25,13 +25,21 @@ type Options struct {
 	// which direction is better.
 	Metrics metric.Catalog
 	Chart   ChartOptions
+	// TimeUnit forces the unit of the tables' times: "ns", "us", "ms" or
+	// "s"; "" or "auto" lets each column choose (see Markdown).
+	TimeUnit string
+	// Columns are the table's columns (see ColumnHelp); empty for the
+	// suite's, or each kind of benchmark's defaults.
+	Columns []string
 }
 
 // formats is every format, in the order help lists them.
 var formats = []format{
 	{name: "md", extension: ".md", doc: "the classic table",
-		result:  func(Options) Reporter { return Markdown{} },
-		compare: func(Options) ComparisonReporter { return CompareMarkdown{} }, compared: "a table of ratios"},
+		result: func(o Options) Reporter {
+			return Markdown{TimeUnit: o.TimeUnit, Columns: o.Columns, Metrics: o.Metrics}
+		},
+		compare: func(o Options) ComparisonReporter { return CompareMarkdown{TimeUnit: o.TimeUnit} }, compared: "a table of ratios"},
 	{name: "json", extension: ".json", doc: "the result itself",
 		result:  func(Options) Reporter { return ReporterFunc(results.Encode) },
 		compare: func(Options) ComparisonReporter { return CompareJSON{} }, compared: "the comparison's data"},

@@ -4,38 +4,49 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/results"
 )
 
 // Markdown renders a result as the classic table: a one-line environment
-// header, then `| Name | Iterations | Total time (sec) | Time per (ns) | ± |`,
-// one row per benchmark in the result's order (results.ByTime gives the
-// classic order), then the assertions with their verdicts, the ab-style
-// block of each http benchmark, and the run's warnings.
+// header, then `| Name | Iterations | Total time (sec) | Time per (ns) | ± |`
+// and the columns of the kinds of benchmark in it (see defaultColumns), or
+// the Columns asked for; one row per benchmark in the result's order
+// (results.ByTime gives the classic order); then the assertions with their
+// verdicts, the ab-style block of each http benchmark, and the run's
+// warnings.
 //
-// Numbers read like the classic table. Time per op has one decimal, never
-// an exponent ("0.7", "28.9", "361767086.5"); below 1 ns it keeps two
-// significant digits ("0.31", "0.7"). Total time is the median run's total in
-// seconds, with one decimal from 0.1 s up and two significant digits below,
-// so that short runs do not all read "0.0". ± is half the width of the
-// median's interval as a percentage of the median: a confidence interval
-// of at least 95%, or with fewer runs than that needs min..max, marked with
-// its level ("1.2% (75%)"; see Summarize); "—" with one run.
-type Markdown struct{}
+// Each column of times has one unit, benchunit's common scale of its
+// figures unless TimeUnit forces one, named in its head; figures have
+// three significant digits, and every whole digit ("0.710", "28.9",
+// "361767087"). Total time is the median run's, in seconds. ± is half the
+// width of the median's interval as a percentage of the median, headed
+// with the interval's kind and level ("± (95% CI)", "± (min…max, 75%)"),
+// or with mixed intervals marked in each row under 95% ("1.2% (75%)");
+// "—" with one run. A line under the table says what ± is.
+type Markdown struct {
+	TimeUnit string   // "", "ns", "us", "ms" or "s"
+	Columns  []string // empty for the defaults; else as tableColumns reads them
+	Metrics  metric.Catalog
+}
 
 var _ Reporter = Markdown{}
 
 // Report writes r.
-func (Markdown) Report(w io.Writer, r *results.Result) error {
+func (m Markdown) Report(w io.Writer, r *results.Result) error {
+	cols, err := tableColumns(r.Benchmarks, m.columns(r), Options{TimeUnit: timeUnit(m.TimeUnit, r), Metrics: m.Metrics})
+	if err != nil {
+		return fmt.Errorf("write markdown: %w", err)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n\n", header(r))
-	fmt.Fprintf(bw, "| Name | Iterations | Total time (sec) | Time per (ns) | ± |\n")
-	fmt.Fprintf(bw, "|------|-----------:|-----------------:|--------------:|--:|\n")
-	for i := range r.Benchmarks {
-		fmt.Fprintf(bw, "| %s |\n", strings.Join(row(&r.Benchmarks[i]), " | "))
+	writeMarkdownTable(bw, cols, len(r.Benchmarks))
+	if note := spreadNote(r.Benchmarks); note != "" && slices.ContainsFunc(cols, func(c column) bool { return strings.HasPrefix(c.head, "±") }) {
+		fmt.Fprintf(bw, "\n%s\n", note)
 	}
 	if len(r.Assertions) > 0 {
 		fmt.Fprintln(bw)
@@ -59,6 +70,46 @@ func (Markdown) Report(w io.Writer, r *results.Result) error {
 		return fmt.Errorf("write markdown: %w", err)
 	}
 	return nil
+}
+
+// columns are the columns m asks for, else the suite's.
+func (m Markdown) columns(r *results.Result) []string {
+	if len(m.Columns) > 0 {
+		return m.Columns
+	}
+	return r.Suite.Columns
+}
+
+// timeUnit is the unit a command forces, else the suite's.
+func timeUnit(forced string, r *results.Result) string {
+	if forced != "" && forced != "auto" {
+		return forced
+	}
+	return r.Suite.TimeUnit
+}
+
+// writeMarkdownTable writes the head, the alignment row (as wide as each
+// head, so that the classic table reads as it always has) and the rows.
+func writeMarkdownTable(w io.Writer, cols []column, rows int) {
+	heads := make([]string, len(cols))
+	aligns := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = c.head
+		n := utf8.RuneCountInString(c.head) + 2
+		if c.left {
+			aligns[i] = strings.Repeat("-", n)
+		} else {
+			aligns[i] = strings.Repeat("-", n-1) + ":"
+		}
+	}
+	fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(heads, " | "), strings.Join(aligns, "|"))
+	for i := range rows {
+		cells := make([]string, len(cols))
+		for j, c := range cols {
+			cells[j] = c.cells[i]
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
 }
 
 // header is `**suite** on host (Linux 6.1.0, amd64, CPU, 2 CPUs, go1.26.8), 2026-11-30 06:30 UTC`.
@@ -98,40 +149,6 @@ func header(r *results.Result) string {
 		b.WriteString(", interrupted")
 	}
 	return b.String()
-}
-
-func row(b *results.Benchmark) []string {
-	name := escape(b.RowLabel())
-	if b.Interrupted {
-		name += " (interrupted)"
-	}
-	if b.Error != "" || len(b.Runs) == 0 {
-		why := "error: " + b.Error
-		if b.Error == "" {
-			why = "no runs"
-		}
-		return []string{name, iterations(b.Iterations), "—", escape(why), "—"}
-	}
-	totals := make([]float64, len(b.Runs))
-	for i, run := range b.Runs {
-		totals[i] = float64(run.TotalNs)
-	}
-	return []string{name, iterations(b.Iterations), seconds(results.Median(totals) / 1e9), nanoseconds(b.NsPerOp.Median), spread(b)}
-}
-
-func iterations(n int64) string {
-	if n <= 0 {
-		return "—"
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func spread(b *results.Benchmark) string {
-	s := b.NsPerOp
-	if len(b.Runs) < 2 || s.Median == 0 {
-		return "—"
-	}
-	return strconv.FormatFloat(100*(s.Interval.High-s.Interval.Low)/2/s.Median, 'f', 1, 64) + "%" + levelNote(s.Interval)
 }
 
 // WriteAssertions writes the assertions section of the Markdown report:

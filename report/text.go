@@ -17,16 +17,9 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-// seconds formats a total time: "10.7", "0.4", and below 0.1 s two
-// significant digits, "0.012".
-func seconds(s float64) string {
-	if s >= 0.1 || s == 0 {
-		return strconv.FormatFloat(s, 'f', 1, 64)
-	}
-	return significant(s, 2)
-}
-
-// nanoseconds formats a time per op: "28.9", "361767086.5", "0.31".
+// nanoseconds formats a time per op as the classic table does, one
+// decimal: "28.9", "361767086.5", and below 1 ns two significant digits,
+// "0.31". A table forced into ns (the classic example's time_unit) keeps it.
 func nanoseconds(ns float64) string {
 	if math.Abs(ns) >= 1 || ns == 0 {
 		return strconv.FormatFloat(ns, 'f', 1, 64)
@@ -96,21 +89,6 @@ func printable(s string) string {
 // control reports a rune that printable replaces.
 func control(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
-}
-
-// humanNs renders nanoseconds with a unit that keeps three significant
-// digits readable: "0.7 ns", "28.9 ns", "123 µs", "362 ms".
-func humanNs(ns float64) string {
-	units := []struct {
-		name  string
-		scale float64
-	}{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}, {"ns", 1}}
-	for _, u := range units {
-		if math.Abs(ns) >= u.scale || u.scale == 1 {
-			return trimZeros(fmt.Sprintf("%.3g", ns/u.scale)) + " " + u.name
-		}
-	}
-	return ""
 }
 
 // humanBytes renders a size in 1024-based units, as specs write sizes:

@@ -27,6 +27,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	gate := fs.String("fail-on-regression", "", "exit 1 when a later result is significantly worse than the first by more than `PCT` (\"5%\"), in the metric's better direction, and list those benchmarks on stderr")
 	var cf chartFlags
 	cf.register(fs)
+	var tf tableFlags
+	tf.register(fs, false)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -45,6 +47,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	opt, err := cf.options()
 	if err != nil {
+		return err
+	}
+	if err := tf.apply(&opt); err != nil {
 		return err
 	}
 	rep, err := report.ComparisonFormatWith(*format, opt)

@@ -23,6 +23,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace the -o file if it exists")
 	var cf chartFlags
 	cf.register(fs)
+	var tf tableFlags
+	tf.register(fs, true)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -34,6 +36,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := tf.apply(&opt); err != nil {
+		return err
+	}
 	rep, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err
@@ -41,6 +46,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	r, err := results.ReadFile(paths[0])
 	if err != nil {
 		return err
+	}
+	if err := report.CheckColumns(r, opt.Columns); err != nil {
+		return usageError("--columns: %v", err)
 	}
 	return writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) })
 }

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/specrun/specrun/internal/atomicfile"
 	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/internal/sysinfo"
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
@@ -57,6 +59,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace result files that already exist")
 	var cf chartFlags
 	cf.register(fs)
+	var tf tableFlags
+	tf.register(fs, true)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -85,6 +89,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := tf.apply(&opt); err != nil {
+		return err
+	}
 	reporter, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err
@@ -100,6 +107,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkFilter(plan, cfg.Filter); err != nil {
+		return err
+	}
+	if err := checkColumns(plan, opt.Columns); err != nil {
 		return err
 	}
 	if err := runner.Check(plan, cfg); err != nil {
@@ -162,7 +172,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// that the measurements are not lost with them. A second signal waits
 	// for the files rather than leave a temporary one behind.
 	var writeErr error
-	signals.whileWriting(func() { writeErr = writeResult(r, names, *sortBy, stderr) })
+	signals.whileWriting(func() { writeErr = writeResult(r, names, *sortBy, opt, stderr) })
 	if err := reporter.Report(stdout, r); err != nil {
 		writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
 	}
@@ -204,6 +214,32 @@ func checkFilter(plan *spec.Plan, filter *regexp.Regexp) error {
 	return usageError("--filter %q matches none of the %s: %s", filter, plural(len(names), "instance"), someNames(names))
 }
 
+// checkColumns refuses a --columns name that is neither a table column
+// nor a metric of an op the spec runs, before anything runs.
+func checkColumns(plan *spec.Plan, columns []string) error {
+	known := slices.Clone(spec.TableColumns)
+	for _, m := range metric.Standard {
+		known = append(known, m.Name)
+	}
+	for _, b := range plan.Benchmarks {
+		if b.Op != nil {
+			for _, m := range b.Op.Metrics {
+				known = append(known, m.Name)
+			}
+		}
+	}
+	for _, c := range columns {
+		if !slices.Contains(known, c) {
+			hint := ""
+			if s := spec.Suggest(c, known); s != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			return usageError("--columns: %q is neither a column (%s) nor a metric of this spec's ops%s", c, strings.Join(spec.TableColumns, ", "), hint)
+		}
+	}
+	return nil
+}
+
 // newResult assembles the result of a run; assertions are judged on it
 // afterwards.
 func newResult(plan *spec.Plan, label string, env results.Environment, started, finished time.Time, o runner.Outcome) *results.Result {
@@ -212,8 +248,9 @@ func newResult(plan *spec.Plan, label string, env results.Environment, started, 
 		files[name] = string(src)
 	}
 	r := &results.Result{
-		Schema:      results.Schema,
-		Suite:       results.Suite{Name: plan.Suite.Name, Title: plan.Suite.Title, Description: plan.Suite.Description},
+		Schema: results.Schema,
+		Suite: results.Suite{Name: plan.Suite.Name, Title: plan.Suite.Title, Description: plan.Suite.Description,
+			Columns: plan.Suite.Columns, TimeUnit: plan.Suite.TimeUnit},
 		Label:       label,
 		Spec:        results.Spec{Paths: plan.Paths, SHA256: plan.SHA256, Files: files, Vars: plan.Vars},
 		Environment: env,
@@ -332,7 +369,7 @@ func (n resultNames) stem(try int) string {
 // writeResult writes the result's .json and .md under the first free
 // names. When the JSON cannot be written there, it is kept in the temp dir
 // (or the current one) and the error says where.
-func writeResult(r *results.Result, names resultNames, sortBy string, stderr io.Writer) error {
+func writeResult(r *results.Result, names resultNames, sortBy string, opt report.Options, stderr io.Writer) error {
 	var stem string
 	var err error
 	for try := 0; ; try++ {
@@ -350,7 +387,7 @@ func writeResult(r *results.Result, names resultNames, sortBy string, stderr io.
 		return fmt.Errorf("%w; the result could not be kept elsewhere either", err)
 	}
 	var md bytes.Buffer
-	table, err := sortedReporter("md", sortBy, report.Options{Metrics: opMetrics})
+	table, err := sortedReporter("md", sortBy, opt)
 	if err == nil {
 		err = table.Report(&md, r)
 	}
