@@ -176,7 +176,7 @@ func buildColumn(bs []results.Benchmark, key string, opt Options) (column, bool)
 			return digits3(b.NsPerOp.Median / unit.ns)
 		})}, true
 	case "±", "interval":
-		return column{head: spreadHead(bs), cells: each(func(b *results.Benchmark) string { return spread(b, bs) })}, true
+		return column{head: spreadHead(bs), cells: each(func(b *results.Benchmark) string { return spreadIn(b, bs) })}, true
 	case "mean":
 		unit := medianScale(bs, opt)
 		return column{head: "Mean ± σ (" + unit.name + ")", cells: each(func(b *results.Benchmark) string {
@@ -364,18 +364,24 @@ func commonInterval(bs []results.Benchmark) (results.IntervalKind, float64, bool
 }
 
 // spread is half the width of the median's interval as a percentage of
-// the median, with its level when the head does not say it and it is
-// under 95%; "—" with one run.
-func spread(b *results.Benchmark, bs []results.Benchmark) string {
+// the median, with its level when it is under 95% ("1.2% (75%)"); "—"
+// with one run.
+func spread(b *results.Benchmark) string {
 	s := b.NsPerOp
 	if !measured(b) || len(b.Runs) < 2 || s.Median == 0 {
 		return "—"
 	}
-	p := percent(100 * (s.Interval.High - s.Interval.Low) / 2 / math.Abs(s.Median))
-	if _, _, ok := commonInterval(bs); ok {
-		return p
+	return percent(100*(s.Interval.High-s.Interval.Low)/2/math.Abs(s.Median)) + levelNote(s.Interval)
+}
+
+// spreadIn is spread in a table of bs, whose head says the level when
+// every row has the same (see spreadHead).
+func spreadIn(b *results.Benchmark, bs []results.Benchmark) string {
+	if _, _, ok := commonInterval(bs); ok && spread(b) != "—" {
+		s := b.NsPerOp
+		return percent(100 * (s.Interval.High - s.Interval.Low) / 2 / math.Abs(s.Median))
 	}
-	return p + levelNote(s.Interval)
+	return spread(b)
 }
 
 // spreadNote explains the ± column under a table.
