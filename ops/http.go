@@ -127,6 +127,9 @@ func connectionTimeMetrics() []Metric {
 	return ms
 }
 
+// LatencyHistogram names the histogram of latency_* in Sample.Histograms.
+const LatencyHistogram = "latency_ns"
+
 // Histograms of a phase record nanoseconds up to an hour: latency with 3
 // significant digits, as wrk2 does, and ab's connection times with 2 (ab
 // prints whole milliseconds).
@@ -459,7 +462,10 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 			return Sample{}, fmt.Errorf("http: %w", err)
 		}
 	}
-	s := Sample{N: total.done, Elapsed: elapsed, Metrics: m}
+	s := Sample{N: total.done, Elapsed: elapsed, Metrics: m, Started: wall}
+	if enc, err := st.latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		s.Histograms = map[string]string{LatencyHistogram: string(enc)}
+	}
 	if judge {
 		var err error
 		if s.Warnings, err = o.judge(total, elapsed); err != nil {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/specrun/specrun/param"
 )
 
@@ -713,5 +715,31 @@ func TestHTTPThreads(t *testing.T) {
 	}
 	if after := runtime.GOMAXPROCS(0); after != before {
 		t.Errorf("GOMAXPROCS after the phase = %d, want %d restored", after, before)
+	}
+}
+
+func TestHTTPPhaseKeepsItsLatencyHistogram(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	before := time.Now()
+	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(3)}, nil, 150)
+	enc, ok := s.Histograms[LatencyHistogram]
+	if !ok {
+		t.Fatalf("no %q histogram in %v", LatencyHistogram, s.Histograms)
+	}
+	h, err := hdrhistogram.Decode([]byte(enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.TotalCount() != 150 {
+		t.Errorf("histogram holds %d samples, want 150", h.TotalCount())
+	}
+	for q, name := range map[float64]string{50: "latency_p50_ns", 99: "latency_p99_ns"} {
+		if got := float64(h.ValueAtQuantile(q)); got != s.Metrics[name] {
+			t.Errorf("decoded p%v = %v, %s = %v", q, got, name, s.Metrics[name])
+		}
+	}
+	if s.Started.Before(before) || s.Started.After(time.Now()) {
+		t.Errorf("Started = %v, not within the phase's call", s.Started)
 	}
 }

@@ -44,6 +44,13 @@ type Sample struct {
 	// wrong (an http rate target it fell far short of); the harness records
 	// them with the result.
 	Warnings []string
+	// Histograms are the run's distributions by metric name ("latency_ns"),
+	// each in HdrHistogram's own encoding (V2 compressed, base64), so that
+	// the runs of several processes merge exactly.
+	Histograms map[string]string
+	// Started is the wall-clock time the op's own timing began, when it
+	// times itself (Elapsed set); zero otherwise.
+	Started time.Time
 }
 
 // Metric describes one op-specific figure; ops declare theirs beside the

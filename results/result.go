@@ -118,6 +118,14 @@ type Run struct {
 	TotalNs    int64              `json:"total_ns"`
 	NsPerOp    float64            `json:"ns_per_op"`
 	Metrics    map[string]float64 `json:"metrics,omitempty"`
+	// Histograms are the run's distributions by metric name ("latency_ns"
+	// of an http phase), in HdrHistogram's own encoding: V2 compressed and
+	// base64, as hdrhistogram.Histogram.Encode writes it. Merging shards
+	// adds them, so a merged percentile is exact.
+	Histograms map[string]string `json:"histograms,omitempty"`
+	// StartedAt is the wall-clock start of a run that timed itself (an
+	// http phase); with TotalNs it gives the run's window.
+	StartedAt *time.Time `json:"started_at,omitempty"`
 }
 
 // Summary summarises one figure over a benchmark's runs.

@@ -61,6 +61,11 @@ func (r *runner) timedRun(in *instance) error {
 	for name, v := range t.sample.Metrics {
 		run.Metrics[name] = v
 	}
+	run.Histograms = t.sample.Histograms
+	if !t.sample.Started.IsZero() {
+		started := t.sample.Started.UTC()
+		run.StartedAt = &started
+	}
 	for _, w := range t.sample.Warnings {
 		r.warn(in.b.Name + ": " + w)
 	}
