@@ -282,3 +282,26 @@ func (c *Comparison) Regressions(threshold float64) ([]Regression, error) {
 	}
 	return out, nil
 }
+
+// BaselineWarnings says when a baseline was measured in another
+// environment than cur in a way that moves figures by itself (another CPU
+// model or architecture, Go version or kernel), so that a verdict against
+// it may judge the machine rather than the change.
+func BaselineWarnings(cur, base *Result) []string {
+	if cur == nil || base == nil {
+		return nil
+	}
+	var diffs []string
+	for _, d := range envDifferences([]*Result{base, cur}) {
+		for _, f := range []string{"cpu_model", "arch", "go_version", "kernel"} {
+			if strings.HasPrefix(d, f+" (") {
+				diffs = append(diffs, d)
+			}
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return []string{"the baseline ran in another environment (baseline vs this run: " + strings.Join(diffs, ", ") +
+		"): its verdicts may judge the machine rather than the change; compare two builds in one run instead"}
+}

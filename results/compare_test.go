@@ -210,3 +210,26 @@ func TestRegressions(t *testing.T) {
 		t.Error("a metric without a direction gave regressions")
 	}
 }
+
+func TestBaselineWarnings(t *testing.T) {
+	env := Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU", Kernel: "6.1.0", GoVersion: "go1.26.0", GOMAXPROCS: 2}
+	cur := &Result{Environment: env}
+	same := &Result{Environment: env}
+	if w := BaselineWarnings(cur, same); w != nil {
+		t.Errorf("same environment: %v", w)
+	}
+	other := env
+	other.CPUModel, other.GoVersion, other.GOMAXPROCS = "Other CPU", "go1.25.0", 4
+	w := BaselineWarnings(cur, &Result{Environment: other})
+	if len(w) != 1 || !strings.Contains(w[0], "cpu_model (Other CPU vs Test CPU)") || !strings.Contains(w[0], "go_version (go1.25.0 vs go1.26.0)") || strings.Contains(w[0], "gomaxprocs") {
+		t.Errorf("warnings %q", w)
+	}
+	unknown := env
+	unknown.CPUModel = ""
+	if w := BaselineWarnings(cur, &Result{Environment: unknown}); w != nil {
+		t.Errorf("a field the baseline did not record: %v", w)
+	}
+	if BaselineWarnings(cur, nil) != nil {
+		t.Error("no baseline gave a warning")
+	}
+}

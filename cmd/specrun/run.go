@@ -160,6 +160,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 
 	r := newResult(plan, *label, env, started, finished, outcome)
 	r.Warnings = append(append(envWarnings, outcome.Warnings...), load.Stop()...)
+	r.Warnings = append(r.Warnings, results.BaselineWarnings(r, base)...)
 	r.Assertions = results.Judge(expectations(plan), r, base)
 	if *mustBaseline {
 		requireBaseline(r.Assertions)
