@@ -14,8 +14,9 @@ import (
 // catalogEnv lends ops a per-test temp dir and no servers.
 type catalogEnv struct{ dir string }
 
-func (e catalogEnv) TempDir() string { return e.dir }
-func (catalogEnv) Servers() []string { return nil }
+func (e catalogEnv) TempDir() string        { return e.dir }
+func (catalogEnv) Servers() []string        { return nil }
+func (catalogEnv) Context() context.Context { return context.Background() }
 func (e catalogEnv) Server(context.Context, string) (Server, error) {
 	return Server{}, errors.New("no servers in unit tests")
 }

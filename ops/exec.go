@@ -92,7 +92,7 @@ type execOp struct {
 	aux *procgroup.Group // setup, prepare and cleanup, and what they leave running
 }
 
-func newExec(p param.Values, _ Env) (Op, error) {
+func newExec(p param.Values, env Env) (Op, error) {
 	command, shell := p.Strings("command"), p.String("shell")
 	if (len(command) == 0) == (shell == "") {
 		return nil, errors.New("exec: set exactly one of command and shell")
@@ -143,7 +143,7 @@ func newExec(p param.Values, _ Env) (Op, error) {
 	o.cmd = spawnSpec{path: path, argv: argv, dir: o.dir, env: o.env, files: files}
 
 	if setup := p.String("setup"); setup != "" {
-		if err := o.runShell(context.Background(), "setup", setup); err != nil {
+		if err := o.runShell(envContext(env), "setup", setup); err != nil {
 			o.Close()
 			return nil, err
 		}

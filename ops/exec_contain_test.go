@@ -4,6 +4,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -151,6 +152,37 @@ func TestExecFailureCarriesStderr(t *testing.T) {
 	}
 	if _, tail, _ := strings.Cut(msg, "ends:"); strings.Contains(tail, "to stdout") {
 		t.Errorf("error %q carries stdout", msg)
+	}
+}
+
+// ctxEnv lends an op nothing but a context, as the runner's does while it
+// prepares a benchmark under its timeout.
+type ctxEnv struct{ ctx context.Context }
+
+func (ctxEnv) TempDir() string { return os.TempDir() }
+func (ctxEnv) Server(context.Context, string) (Server, error) {
+	return Server{}, errors.New("no servers")
+}
+func (ctxEnv) Servers() []string          { return nil }
+func (e ctxEnv) Context() context.Context { return e.ctx }
+
+// A setup still running when its benchmark times out (or the run is
+// cancelled) is stopped then, with what it started, not at the end of the
+// run.
+func TestExecSetupEndsWithItsBenchmark(t *testing.T) {
+	arg := sleepArg(t, 30)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := newExec(param.Values{"command": []string{"/bin/true"}, "setup": "sleep " + arg + "; true"}, ctxEnv{ctx})
+	if err == nil {
+		t.Fatal("a setup cut short by its benchmark's timeout: err = nil")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("New returned after %v, want soon after the 300ms timeout", d)
+	}
+	if left := stillRunning("sleep " + arg); len(left) > 0 {
+		t.Errorf("after the timeout: %v left running", left)
 	}
 }
 

@@ -751,7 +751,7 @@ func resolveTarget(p param.Values, env Env) (string, int, error) {
 		}
 		return raw, 0, nil
 	}
-	s, err := env.Server(context.Background(), name)
+	s, err := env.Server(envContext(env), name)
 	if err != nil {
 		return "", 0, fmt.Errorf("http: start server %q: %w", name, err)
 	}

@@ -36,7 +36,8 @@ func (e fakeEnv) Server(_ context.Context, name string) (Server, error) {
 
 // Servers is what the plan settles from the parameters, which these tests
 // build by hand: newPlanned hands an instance its servers.
-func (fakeEnv) Servers() []string { return nil }
+func (fakeEnv) Servers() []string        { return nil }
+func (fakeEnv) Context() context.Context { return context.Background() }
 
 type plannedEnv struct {
 	Env

@@ -67,6 +67,18 @@ type Env interface {
 	// Servers names the server blocks this instance loads, as the plan
 	// settled them when it was built (Def.Servers).
 	Servers() []string
+	// Context ends when the instance's benchmark times out or the run is
+	// cancelled; New bounds its own long work with it (an exec setup).
+	Context() context.Context
+}
+
+// envContext is env's context, or Background where an op is prepared
+// without a harness (tests, tools).
+func envContext(env Env) context.Context {
+	if env == nil || env.Context() == nil {
+		return context.Background()
+	}
+	return env.Context()
 }
 
 // ServerURLScheme prefixes the URL that a spec sees for a builtin server

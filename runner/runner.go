@@ -156,9 +156,11 @@ type Resources interface {
 type instanceEnv struct {
 	Resources
 	servers []string
+	ctx     context.Context
 }
 
-func (e instanceEnv) Servers() []string { return e.servers }
+func (e instanceEnv) Servers() []string        { return e.servers }
+func (e instanceEnv) Context() context.Context { return e.ctx }
 
 var _ ops.Env = instanceEnv{}
 
@@ -305,8 +307,8 @@ func (r *runner) stop(in *instance, err error) {
 
 // prepare makes the op, untimed.
 func (r *runner) prepare(in *instance) error {
-	op, err := call(r, in, func(context.Context) (ops.Op, error) {
-		op, err := in.b.Op.New(in.b.Params, instanceEnv{r.env, in.b.Servers})
+	op, err := call(r, in, func(ctx context.Context) (ops.Op, error) {
+		op, err := in.b.Op.New(in.b.Params, instanceEnv{r.env, in.b.Servers, ctx})
 		if err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}

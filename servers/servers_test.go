@@ -347,7 +347,8 @@ type instanceEnv struct {
 	servers []string
 }
 
-func (e instanceEnv) Servers() []string { return e.servers }
+func (e instanceEnv) Servers() []string      { return e.servers }
+func (instanceEnv) Context() context.Context { return context.Background() }
 
 // instance prepares an op instance as spec and the runner would: the plan
 // settles which servers it loads, and the op is handed them.

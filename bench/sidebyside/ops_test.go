@@ -20,8 +20,9 @@ import (
 // benchEnv gives file ops a temp dir, as specrun's runner does.
 type benchEnv struct{ dir string }
 
-func (e benchEnv) TempDir() string { return e.dir }
-func (benchEnv) Servers() []string { return nil }
+func (e benchEnv) TempDir() string        { return e.dir }
+func (benchEnv) Servers() []string        { return nil }
+func (benchEnv) Context() context.Context { return context.Background() }
 func (e benchEnv) Server(context.Context, string) (ops.Server, error) {
 	return ops.Server{}, errors.New("no servers here")
 }
