@@ -46,17 +46,43 @@ const Resamples = 2000
 // medians of the runs; its 95% interval comes from a bootstrap that
 // resamples the runs of every referenced instance, seeded from the
 // assertion's name so that the same data always gives the same verdict.
+//
+// An assertion that reads a benchmark run under a Sequential rule (one
+// with Looks) is judged at the level of that rule's looks, so that its
+// verdict keeps the rule's error rate however early the runs stopped.
 func Judge(exps []Expectation, cur, base *Result) []Assertion {
 	out := make([]Assertion, 0, len(exps))
 	curMed, baseMed := Instances(cur), Instances(base)
 	for _, e := range exps {
-		out = append(out, judge(e, curMed, baseMed, cur, base))
+		looks, runs := lookedAt(e, cur)
+		if looks == 0 {
+			out = append(out, judge(e, curMed, baseMed, cur, base, Confidence))
+			continue
+		}
+		a := judge(e, curMed, baseMed, cur, base, lookLevel(looks))
+		if a.Verdict == Inconclusive && a.Value != nil && a.Interval != nil {
+			a.Message = fmt.Sprintf("value %s [%s, %s] after %d runs; %s: the %s interval (%s over %d looks) still straddles it when the budget ended",
+				Number(*a.Value), Number(a.Interval.Low), Number(a.Interval.High), runs, bounds(a.Min, a.Max),
+				Percent(a.Interval.Confidence), Percent(Confidence), looks)
+		}
+		out = append(out, a)
 	}
 	return out
 }
 
-// judge is Judge for one expectation, given the medians of every instance.
-func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion {
+// JudgeAt is Judge with bootstrap intervals at the given level instead of
+// Confidence, as each look of a Sequential rule needs.
+func JudgeAt(exps []Expectation, cur, base *Result, level float64) []Assertion {
+	out := make([]Assertion, 0, len(exps))
+	curMed, baseMed := Instances(cur), Instances(base)
+	for _, e := range exps {
+		out = append(out, judge(e, curMed, baseMed, cur, base, level))
+	}
+	return out
+}
+
+// judge is JudgeAt for one expectation, given the medians of every instance.
+func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level float64) Assertion {
 	a := Assertion{Name: e.Name, Description: e.Description, Min: e.Min, Max: e.Max}
 	if e.Min == nil && e.Max == nil {
 		return judgeError(a, "it has neither min nor max")
@@ -102,12 +128,12 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result) Assertion 
 
 	// A few non-finite resamples (a zero that only some runs report) are
 	// left out; more than 2.5% of them would move the interval's ends.
-	b := bootstrap(e, refs.instances, curMed, baseMed)
+	b := bootstrap(e, refs.instances, curMed, baseMed, level)
 	if b.bad > Resamples/40 {
 		return judgeError(a, "value is not finite in %d of %d resamples (a division by zero in some runs?)", b.bad, Resamples)
 	}
 	lo, hi := b.lo, b.hi
-	a.Interval = &Interval{Low: lo, High: hi, Confidence: bootstrapLevel(refs.instances), Kind: Bootstrap}
+	a.Interval = &Interval{Low: lo, High: hi, Confidence: bootstrapLevel(refs.instances, level), Kind: Bootstrap}
 	var noise string
 	a.Verdict, noise = thresholdVerdict(lo, v, hi, e)
 	switch a.Verdict {
@@ -223,8 +249,8 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 // ordinary one.
 const MaxResampledRuns = 1000
 
-// resampling is what one bootstrap gave: the 2.5th and 97.5th percentiles
-// of the value, how many resamples were not finite, and how many runs were
+// resampling is what one bootstrap gave: the percentiles of the value that
+// bound its central interval at the level asked (2.5th and 97.5th for 95%), how many resamples were not finite, and how many runs were
 // drawn in all.
 type resampling struct {
 	lo, hi float64
@@ -234,7 +260,7 @@ type resampling struct {
 
 // bootstrap resamples the runs of every instance the expectation reads and
 // evaluates its value on the resampled medians.
-func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) resampling {
+func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, level float64) resampling {
 	h := fnv.New64a()
 	io.WriteString(h, e.Name)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
@@ -294,7 +320,8 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) res
 		return out
 	}
 	sort.Float64s(vals)
-	out.lo, out.hi = quantileSorted(vals, 0.025), quantileSorted(vals, 0.975)
+	tail := (1 - level) / 2
+	out.lo, out.hi = quantileSorted(vals, tail), quantileSorted(vals, 1-tail)
 	return out
 }
 
@@ -303,8 +330,7 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics) res
 // a 95% interval of the median needs they span little more than min..max:
 // the interval is then no surer than the range of the instance with the
 // fewest runs (75% for three; for one run, which is never resampled, 0).
-func bootstrapLevel(instances []judgeInstance) float64 {
-	level := Confidence
+func bootstrapLevel(instances []judgeInstance, level float64) float64 {
 	for _, in := range instances {
 		if n := len(in.runs); n < MinRunsForInterval() {
 			level = min(level, 1-2*math.Pow(0.5, float64(n)))

@@ -258,7 +258,7 @@ func TestBootstrapScalesWithRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	med := Instances(cur)
-	b := bootstrap(exp, refs.instances, med, nil)
+	b := bootstrap(exp, refs.instances, med, nil, Confidence)
 	if limit := Resamples * 2 * MaxResampledRuns; b.draws > limit {
 		t.Errorf("bootstrap drew %d runs, want at most %d", b.draws, limit)
 	}
@@ -276,7 +276,7 @@ func TestBootstrapScalesWithRuns(t *testing.T) {
 	// Up to MaxResampledRuns runs, every run is drawn in every resample.
 	small := synthetic(map[string][]float64{"a": {1, 2, 3, 4, 5}, "b": {1, 1, 2}})
 	refs, _ = resolveRefs(exp.Refs, small, nil)
-	if b := bootstrap(exp, refs.instances, Instances(small), nil); b.draws != Resamples*8 {
+	if b := bootstrap(exp, refs.instances, Instances(small), nil, Confidence); b.draws != Resamples*8 {
 		t.Errorf("bootstrap of 5 and 3 runs drew %d, want %d", b.draws, Resamples*8)
 	}
 }

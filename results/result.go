@@ -83,6 +83,10 @@ type Benchmark struct {
 	Metrics     map[string]Summary `json:"metrics,omitempty"`
 	Error       string             `json:"error,omitempty"`
 	Interrupted bool               `json:"interrupted,omitempty"`
+	// Looks are the runs after which a benchmark with repeat = "auto"
+	// could stop (a Sequential rule's Looks); its assertions are judged
+	// at the level that spends the error rate over them.
+	Looks []int `json:"looks,omitempty"`
 	// ContaminatedBy names the benchmarks whose ops were still running,
 	// past their timeout, while this one was timed: its figures are
 	// suspect.

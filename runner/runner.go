@@ -41,6 +41,13 @@ type Config struct {
 	// for an op to return before it gives up on it and moves on; 0 means
 	// OpGrace.
 	Grace time.Duration
+	// Settler decides, at each look of a benchmark that repeats until
+	// settled (repeat = "auto"), whether it has run enough; nil settles on
+	// the precision of each median alone.
+	Settler Settler
+	// Budget bounds the whole run's time for such benchmarks: at a look,
+	// one whose runs to the next look would end past it stops; 0 is no bound.
+	Budget time.Duration
 
 	now func() time.Time // the clock runs are timed with; tests replace it
 }
@@ -103,7 +110,7 @@ type Outcome struct {
 // do not spend each other's.
 func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	cfg = cfg.withDefaults()
-	r := &runner{ctx: ctx, cfg: cfg, env: cfg.Resources}
+	r := &runner{ctx: ctx, cfg: cfg, env: cfg.Resources, start: cfg.now()}
 	var selected []*spec.Benchmark
 	for _, b := range plan.Benchmarks {
 		if cfg.Filter == nil || cfg.Filter.MatchString(b.Name) {
@@ -172,6 +179,7 @@ type runner struct {
 	seen   map[string]bool // warnings already in out
 	strays strays
 	gc     collector
+	start  time.Time // of the run, for Config.Budget
 }
 
 // instance is one benchmark instance on its way through the harness.
@@ -190,12 +198,20 @@ type instance struct {
 	err        error // why it stopped early, when it did
 	stopped    bool
 	began      bool
+	// auto is set under repeat = "auto", and repeat is then rule's Max.
+	auto bool
+	rule results.Sequential
 }
 
 func (r *runner) newInstance(b *spec.Benchmark, index, total int) *instance {
 	in := &instance{b: b, index: index, total: total, repeat: b.Repeat, budget: b.Timeout}
+	if b.RepeatAuto {
+		in.auto = true
+		in.rule = Rule(b)
+		in.repeat = in.rule.Max
+	}
 	if r.cfg.Repeat > 0 {
-		in.repeat = r.cfg.Repeat
+		in.repeat, in.auto = r.cfg.Repeat, false
 	}
 	in.res = record(b)
 	return in
@@ -274,8 +290,10 @@ func (r *runner) runGroup(insts []*instance) {
 	}
 	// A round runs every instance that still has runs to do; the loop ends
 	// when none has, however large a repeat the others asked for.
+	var wall time.Duration // of the rounds so far
 	for round, active := 1, true; active && r.ctx.Err() == nil; round++ {
 		active = false
+		began := r.cfg.now()
 		for _, in := range insts {
 			if in.stopped || round > in.repeat || r.ctx.Err() != nil {
 				continue
@@ -286,6 +304,10 @@ func (r *runner) runGroup(insts []*instance) {
 			}
 			r.cfg.Observer.RunDone(in.b, round, in.repeat)
 			active = active || round < in.repeat
+		}
+		wall += r.cfg.now().Sub(began)
+		if active && r.enough(insts, round, wall) {
+			break
 		}
 	}
 	for _, in := range insts {
@@ -331,6 +353,9 @@ func (r *runner) finish(in *instance) {
 		}
 	}
 	in.res.Iterations = in.n
+	if in.auto {
+		in.res.Looks = in.rule.Looks()
+	}
 	if errors.Is(in.err, errInterrupted) || (!in.stopped && len(in.res.Runs) < in.repeat) {
 		in.res.Interrupted = true
 	}

@@ -16,6 +16,7 @@ import (
 var benchmarkAttrs = []hcl.AttributeSchema{
 	{Name: "op", Required: true}, {Name: "label"}, {Name: "iterations"}, {Name: "repeat"},
 	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"}, {Name: "interleave"},
+	{Name: "max_repeat"}, {Name: "max_time"}, {Name: "precision"},
 }
 
 // axis is one matrix key with all its values.

@@ -335,7 +335,8 @@ func TestDefaults(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	want := Suite{Name: "tiny", Timing: Timing{Repeat: 3, Warmup: 100 * time.Millisecond, MinTime: 500 * time.Millisecond, Timeout: 10 * time.Minute}}
+	want := Suite{Name: "tiny", Timing: Timing{Repeat: 3, Warmup: 100 * time.Millisecond, MinTime: 500 * time.Millisecond, Timeout: 10 * time.Minute,
+		MaxRepeat: 50, MaxTime: 30 * time.Second, Precision: 0.02}}
 	if diff := cmp.Diff(want, plan.Suite); diff != "" {
 		t.Errorf("suite (-want +got):\n%s", diff)
 	}
@@ -358,5 +359,40 @@ func TestLoadFilesOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(viewOf(plan), viewOf(again)); diff != "" {
 		t.Errorf("reloaded plan differs (-disk +memory):\n%s", diff)
+	}
+}
+
+func TestRepeatAuto(t *testing.T) {
+	src := `
+suite "s" {
+  repeat    = "auto"
+  precision = 0.05
+}
+benchmark "auto" { op = "noop" }
+benchmark "fixed" {
+  op     = "noop"
+  repeat = 7
+}
+benchmark "own" {
+  op         = "noop"
+  max_repeat = 200
+  max_time   = "2m"
+}
+`
+	plan, diags := LoadFiles(map[string][]byte{"s.hcl": []byte(src)}, []string{"s.hcl"}, fakeOptions)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	var got []string
+	for _, b := range plan.Benchmarks {
+		got = append(got, fmt.Sprintf("%s auto=%v repeat=%d max_repeat=%d max_time=%v precision=%v", b.Name, b.RepeatAuto, b.Repeat, b.MaxRepeat, b.MaxTime, b.Precision))
+	}
+	want := []string{
+		"auto auto=true repeat=3 max_repeat=50 max_time=30s precision=0.05",
+		"fixed auto=false repeat=7 max_repeat=50 max_time=30s precision=0.05",
+		"own auto=true repeat=3 max_repeat=200 max_time=2m0s precision=0.05",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -58,6 +58,13 @@ type Timing struct {
 	Warmup  time.Duration // default DefaultWarmup
 	MinTime time.Duration // per run when iterations = "auto"; default DefaultMinTime
 	Timeout time.Duration // per benchmark; default DefaultTimeout
+	// RepeatAuto (repeat = "auto") adds runs, from AutoMinRepeat on, while
+	// an assertion that reads the benchmark is undecided or its median is
+	// less precise than Precision, up to MaxRepeat runs and MaxTime.
+	RepeatAuto bool
+	MaxRepeat  int           // default DefaultMaxRepeat
+	MaxTime    time.Duration // of timed runs per benchmark; default DefaultMaxTime
+	Precision  float64       // relative half-width of the median's interval; default DefaultPrecision
 }
 
 // Benchmark is one instance of a benchmark block: the block itself, or one

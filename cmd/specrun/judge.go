@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/specrun/specrun/results"
+	"github.com/specrun/specrun/runner"
 	"github.com/specrun/specrun/spec"
 )
 
@@ -54,4 +55,13 @@ func judged(as []results.Assertion, benchmarks []results.Benchmark, strict bool)
 		}
 	}
 	return nil
+}
+
+// settler lets a benchmark with repeat = "auto" stop at a look once every
+// assertion that reads it is decided and its median is precise enough.
+func settler(plan *spec.Plan, base *results.Result) runner.Settler {
+	exps := expectations(plan)
+	return runner.SettlerFunc(func(l runner.Look) bool {
+		return l.Rule.Settled(exps, &results.Result{Benchmarks: l.Benchmarks}, base, l.Group)
+	})
 }

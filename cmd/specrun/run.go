@@ -55,6 +55,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	mustBaseline := fs.Bool("require-baseline", false, "make an assertion that reads a missing baseline figure an error rather than a skip")
+	budget := fs.Duration("budget", 0, "stop benchmarks with repeat = \"auto\" at the look before the run would pass `DURATION` in all (\"10m\"); 0 is no bound")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result files that already exist")
 	var cf chartFlags
@@ -68,7 +69,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usageErrorHelp(fs, "no spec path given")
 	}
-	cfg := runner.Config{Scale: *scale, Repeat: *repeat}
+	cfg := runner.Config{Scale: *scale, Repeat: *repeat, Budget: *budget}
+	if *budget < 0 {
+		return usageError("--budget must not be negative, not %v", *budget)
+	}
 	if !(*scale > 0) || math.IsInf(*scale, 0) {
 		return usageError("--scale must be a finite number above 0, not %v", *scale)
 	}
@@ -149,6 +153,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if prog != nil {
 		cfg.Observer = prog // a nil *progress would be a non-nil Observer
 	}
+	cfg.Settler = settler(plan, base)
 	load := sysinfo.WatchLoad()
 	outcome := runner.Run(ctx, plan, cfg)
 	finished := time.Now().UTC()

@@ -1,5 +1,5 @@
 suite "types" {
-  repeat = "three" # ERROR: Incorrect value type
+  repeat = "three" # ERROR: Invalid repeat
 }
 
 benchmark "write" {
