@@ -96,7 +96,7 @@ var varTypes = []cty.Type{
 func FuzzVarRoundTrip(f *testing.F) {
 	for _, s := range []string{"fast", `"quoted"`, "2.5", "1e400", "-0", "0.1", "true", `["a", "b"]`, `[1, 2, 1]`, `{ k = 1 }`,
 		`{ a = 1, b = [true] }`, `"${x}"`, `$${x}`, "%{", "a\nb\t\x01\"\\", "\xff", "null", `{"a b" = "c"}`, `[[1], {x = "y"}]`,
-		"123456789012345678901234567890.5", "1e-300"} {
+		"123456789012345678901234567890.5", "1e-300", "1P1010", "1.5P-1010", "3P-3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -97,13 +97,26 @@ func exactNumber(bf *big.Float) string {
 	switch exp := bf.MantExp(nil); {
 	case bf.IsInf():
 		return approxNumber(bf)
-	case bf.IsInt() && exp <= 64:
-		i, _ := bf.Int(nil)
-		return i.String()
 	case exp > 1<<16 || exp < -(1<<16):
 		return approxNumber(bf)
+	case bf.IsInt():
+		i, _ := bf.Int(nil)
+		return i.String()
 	}
-	return bf.Text('g', -1)
+	// The shortest form that identifies bf at its precision does not
+	// always parse back to bf (cty parses decimals its own way); add
+	// digits until it does.
+	s := bf.Text('g', -1)
+	for digits := 2 * int(bf.Prec()); !readsBack(s, bf) && digits <= 1<<14; digits *= 2 {
+		s = bf.Text('g', digits)
+	}
+	return s
+}
+
+// readsBack reports whether s parses as a number equal to bf.
+func readsBack(s string, bf *big.Float) bool {
+	v, err := cty.ParseNumberVal(s)
+	return err == nil && v.AsBigFloat().Cmp(bf) == 0
 }
 
 // ParseVarLiteral reads a value written by VarLiteral (a stored result's
