@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -224,6 +225,13 @@ func environment(es ...results.Environment) [][]string {
 		{"specrun", func(e results.Environment) string { return e.SpecrunVersion }},
 		{"Governor", func(e results.Environment) string { return e.Governor }},
 		{"VM", func(e results.Environment) string { return e.VM }},
+		{"Servers", func(e results.Environment) string {
+			var vs []string
+			for _, name := range slices.Sorted(maps.Keys(e.Servers)) {
+				vs = append(vs, name+": "+e.Servers[name])
+			}
+			return strings.Join(vs, "; ")
+		}},
 	}
 	var out [][]string
 	for _, f := range fields {

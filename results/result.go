@@ -68,6 +68,9 @@ type Environment struct {
 	GOMAXPROCS     int    `json:"gomaxprocs"`
 	Governor       string `json:"governor,omitempty"`
 	VM             string `json:"vm,omitempty"`
+	// Servers is each started server's version, its version command's
+	// output, by server name.
+	Servers map[string]string `json:"servers,omitempty"`
 }
 
 // Benchmark is one benchmark instance's outcome.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"sort"
 	"sync"
 	"syscall"
 
@@ -29,7 +32,9 @@ type Pool struct {
 
 	mu       sync.Mutex
 	running  map[string]*Process
-	started  []*Process // every server this pool started, for Kill
+	wanted   map[string]bool   // servers a benchmark asked for and has not released
+	versions map[string]string // each server's version command's output
+	started  []*Process        // every server this pool started, for Kill
 	failed   map[string]error
 	closed   bool
 	ownedDir bool // tempDir was made by the pool, and goes with it
@@ -39,7 +44,8 @@ type Pool struct {
 // tempDir (the run's temp dir; "" makes a private one, removed by Close).
 func NewPool(servers []*spec.Server, tempDir string) *Pool {
 	p := &Pool{defs: map[string]*spec.Server{}, tempDir: tempDir,
-		running: map[string]*Process{}, failed: map[string]error{}}
+		running: map[string]*Process{}, failed: map[string]error{},
+		wanted: map[string]bool{}, versions: map[string]string{}}
 	for _, s := range servers {
 		p.defs[s.Name] = s
 	}
@@ -65,65 +71,147 @@ func (p *Pool) dir() (string, error) {
 	return p.tempDir, nil
 }
 
-// Server returns the named server, starting it on first use. A server that
-// failed to start is not tried again: every benchmark on it gets the error.
+// Server returns the named server, starting it on first use, after the
+// servers it depends on. A server that failed to start is not tried again:
+// every benchmark on it gets the error, as does every benchmark on a server
+// that depends on it.
 func (p *Pool) Server(ctx context.Context, name string) (ops.Server, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pr, ok := p.running[name]; ok {
-		if pr.Exited() {
-			// A benchmark must not load whatever now answers on its port.
-			err := fmt.Errorf("server %q exited%s before this benchmark%s", name, pr.exitNote(), pr.logTail())
-			delete(p.running, name)
-			p.failed[name] = err
-			return ops.Server{}, err
-		}
-		return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
-	}
-	if err, ok := p.failed[name]; ok {
-		return ops.Server{}, err
-	}
-	if p.closed {
-		return ops.Server{}, fmt.Errorf("start server %q: the run is over", name)
-	}
-	def, ok := p.defs[name]
-	if !ok {
-		return ops.Server{}, fmt.Errorf("no server %q in this spec", name)
-	}
-	self := p.Self
-	if self == nil && def.Builtin != "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return ops.Server{}, fmt.Errorf("start server %q: find specrun: %w", name, err)
-		}
-		self = []string{exe}
-	}
 	if p.Context != nil {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer stop()
 		defer context.AfterFunc(p.Context, stop)()
 	}
-	pr, err := Start(ctx, def, self)
+	pr, err := p.server(ctx, name)
 	if err != nil {
-		p.failed[name] = err
 		return ops.Server{}, err
 	}
-	p.running[name] = pr
-	p.started = append(p.started, pr)
+	p.wanted[name] = true
 	return ops.Server{Name: name, URL: pr.URL, PID: pr.PID}, nil
 }
 
-// StopServer stops one server once no benchmark left in the run loads it.
-func (p *Pool) StopServer(name string) error {
-	p.mu.Lock()
-	pr, ok := p.running[name]
-	delete(p.running, name)
-	p.mu.Unlock()
+// server returns the named server and starts it, and first what it depends
+// on, where needed; p.mu is held.
+func (p *Pool) server(ctx context.Context, name string) (*Process, error) {
+	def, ok := p.defs[name]
 	if !ok {
+		return nil, fmt.Errorf("no server %q in this spec", name)
+	}
+	if pr, ok := p.running[name]; ok {
+		if pr.Exited() {
+			// A benchmark must not load whatever now answers on its port.
+			err := fmt.Errorf("server %q exited%s before this benchmark%s", name, pr.exitNote(), pr.logTail())
+			delete(p.running, name)
+			p.failed[name] = err
+			return nil, err
+		}
+		for _, dep := range def.DependsOn {
+			if _, err := p.server(ctx, dep); err != nil {
+				return nil, fmt.Errorf("server %q depends on server %q: %w", name, dep, err)
+			}
+		}
+		return pr, nil
+	}
+	if err, ok := p.failed[name]; ok {
+		return nil, err
+	}
+	if p.closed {
+		return nil, fmt.Errorf("start server %q: the run is over", name)
+	}
+	for _, dep := range def.DependsOn {
+		if _, err := p.server(ctx, dep); err != nil {
+			err = fmt.Errorf("start server %q: it depends on server %q: %w", name, dep, err)
+			p.failed[name] = err
+			return nil, err
+		}
+	}
+	self := p.Self
+	if self == nil && def.Builtin != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("start server %q: find specrun: %w", name, err)
+		}
+		self = []string{exe}
+	}
+	if def.Version != nil {
+		if _, ok := p.versions[name]; !ok {
+			p.versions[name] = Version(ctx, def)
+		}
+	}
+	pr, err := Start(ctx, def, self)
+	if err != nil {
+		p.failed[name] = err
+		return nil, err
+	}
+	p.running[name] = pr
+	p.started = append(p.started, pr)
+	return pr, nil
+}
+
+// Versions is the output of each started server's version command, by
+// server name, for the result's environment.
+func (p *Pool) Versions() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.versions) == 0 {
 		return nil
 	}
-	return pr.Stop()
+	return maps.Clone(p.versions)
+}
+
+// StopServer stops one server once no benchmark left in the run loads it,
+// and then each server it depended on that nothing running needs any more.
+// A server that another running server depends on is stopped after that
+// one.
+func (p *Pool) StopServer(name string) error {
+	p.mu.Lock()
+	delete(p.wanted, name)
+	idle := p.idle()
+	for _, pr := range idle {
+		delete(p.running, pr.Name)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, pr := range idle {
+		errs = append(errs, pr.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// idle lists the running servers that no benchmark wants and no running
+// server depends on, those that depend on others first, so that stopping
+// them in order stops every dependency after its dependents; p.mu is held.
+func (p *Pool) idle() []*Process {
+	left := maps.Clone(p.running)
+	var out []*Process
+	for {
+		var wave []string
+		for name := range left {
+			if !p.wanted[name] && !p.needed(name, left) {
+				wave = append(wave, name)
+			}
+		}
+		if len(wave) == 0 {
+			return out
+		}
+		sort.Strings(wave)
+		for _, name := range wave {
+			out = append(out, left[name])
+			delete(left, name)
+		}
+	}
+}
+
+// needed reports whether a server in running depends on name.
+func (p *Pool) needed(name string, running map[string]*Process) bool {
+	for other := range running {
+		if slices.Contains(p.defs[other].DependsOn, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Kill sends KILL to every server's process group at once, without a grace
@@ -141,8 +229,9 @@ func (p *Pool) Kill() {
 	}
 }
 
-// Close stops every running server, all at once so that the slowest grace
-// period bounds the wait, and removes a temp dir the pool made.
+// Close stops every running server and removes a temp dir the pool made.
+// Servers stop all at once, so that the slowest grace period bounds the
+// wait, except that a server stops only after those that depend on it.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
@@ -150,21 +239,35 @@ func (p *Pool) Close() error {
 	p.running = map[string]*Process{}
 	p.mu.Unlock()
 
-	var wg sync.WaitGroup
-	errs := make([]error, 0, len(running))
+	var errs []error
 	var mu sync.Mutex
-	for _, pr := range running {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := pr.Stop(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+	for len(running) > 0 {
+		var wave []*Process
+		for name, pr := range running {
+			if !p.needed(name, running) {
+				wave = append(wave, pr)
 			}
-		}()
+		}
+		if len(wave) == 0 { // a cycle, which spec.Load refuses: stop them all
+			for _, pr := range running {
+				wave = append(wave, pr)
+			}
+		}
+		var wg sync.WaitGroup
+		for _, pr := range wave {
+			delete(running, pr.Name)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := pr.Stop(); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	if p.ownedDir {
 		if err := os.RemoveAll(p.tempDir); err != nil {
 			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))

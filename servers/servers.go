@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,7 +46,8 @@ type Process struct {
 
 // Start starts the server s and waits until it is ready: a builtin server
 // has printed its URL; a command server's ready URL (or its URL) answers an
-// HTTP request. self runs specrun (builtin servers re-execute it as
+// HTTP request, or, for a tcp:// ready address, accepts a connection.
+// self runs specrun (builtin servers re-execute it as
 // `specrun serve`); of the server's output, the end is kept for messages.
 // On failure nothing is left running. s is as spec.Load made it: its
 // ready timeout, stop signal and grace are settled there, and taken as
@@ -132,7 +134,11 @@ func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error)
 		p.cmd.Stdout.(*os.File).Close()
 		err = p.readURL(ctx, urlLine, timeout)
 	} else {
-		err = p.poll(ctx, ready, timeout)
+		if strings.HasPrefix(ready, "tcp://") {
+			err = p.pollTCP(ctx, strings.TrimPrefix(ready, "tcp://"), timeout)
+		} else {
+			err = p.poll(ctx, ready, timeout)
+		}
 		if err == nil && local {
 			err = p.ownsPort(port)
 		}
@@ -210,6 +216,40 @@ func (p *Process) poll(ctx context.Context, target string, timeout time.Duration
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, target, last)
+		}
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// pollTCP connects to addr until a connection is accepted, the server
+// exits, or timeout passes: the readiness of a server that does not speak
+// HTTP (memcached, a database).
+func (p *Process) pollTCP(ctx context.Context, addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	wait := 10 * time.Millisecond
+	var dialer net.Dialer
+	var last error
+	for {
+		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		conn, err := dialer.DialContext(dctx, "tcp", addr)
+		cancel()
+		if err == nil {
+			conn.Close()
+			if p.Exited() {
+				return fmt.Errorf("exited before it was ready%s, and something else accepted a connection on %s", p.exitNote(), addr)
+			}
+			return nil
+		}
+		last = err
+		select {
+		case <-p.done:
+			return fmt.Errorf("exited before it was ready%s", p.exitNote())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: nothing accepted a connection on %s: %w", timeout, addr, last)
 		}
 		wait = min(wait*2, 200*time.Millisecond)
 	}

@@ -28,7 +28,10 @@ import (
 //	serve             `specrun serve --addr A --body-size N --work D`
 //	listen PORT MARK  answer "ok" on PORT; $IGNORE_TERM=1 ignores SIGTERM,
 //	                  $FORK=1 leaves a hanging child in its group,
-//	                  $CRASH_AFTER=N exits after N requests
+//	                  $CRASH_AFTER=N exits after N requests,
+//	                  $REQUIRE_PORT=P exits 4 at once unless P accepts a connection,
+//	                  $STOP_LOG=F writes "up" or "down" to F on SIGTERM: whether P
+//	                  still accepts one
 //	exit              print "boom" and exit 3
 //	hang MARK         sleep a minute
 func TestMain(m *testing.M) {
@@ -76,6 +79,31 @@ func helperServe(args []string) {
 func helperListen(args []string) {
 	if os.Getenv("IGNORE_TERM") == "1" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	dial := func(port string) bool {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+	if dep := os.Getenv("REQUIRE_PORT"); dep != "" {
+		if !dial(dep) {
+			os.Exit(4)
+		}
+		if log := os.Getenv("STOP_LOG"); log != "" {
+			c := make(chan os.Signal, 1)
+			signal.Notify(c, syscall.SIGTERM)
+			go func() {
+				<-c
+				state := "down"
+				if dial(dep) {
+					state = "up"
+				}
+				os.WriteFile(log, []byte(state), 0o644)
+				os.Exit(0)
+			}()
+		}
 	}
 	if os.Getenv("FORK") == "1" {
 		c := exec.Command(os.Args[0], args[1])

@@ -147,11 +147,13 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 		if s != nil {
 			l.plan.Servers = append(l.plan.Servers, s)
 			l.servers[s.Name] = cty.ObjectVal(map[string]cty.Value{
-				"name": cty.StringVal(s.Name),
-				"url":  cty.StringVal(s.URL),
+				"name":    cty.StringVal(s.Name),
+				"url":     cty.StringVal(s.URL),
+				"address": cty.StringVal(s.address()),
 			})
 		}
 	}
+	l.decodeServerDeps(l.plan.Servers)
 
 	l.blocks = map[string]*blockInfo{}
 	names = map[string]hcl.Range{}

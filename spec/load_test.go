@@ -170,6 +170,8 @@ type serverView struct {
 	Env                                        map[string]string `json:",omitempty"`
 	ReadyTimeout, Grace, Work                  string
 	BodySize                                   int64
+	DependsOn                                  []string `json:",omitempty"`
+	Version                                    []string `json:",omitempty"`
 }
 
 type assertView struct {
@@ -197,7 +199,7 @@ func viewOf(p *Plan) planView {
 		v.Servers = append(v.Servers, serverView{
 			Name: s.Name, URL: s.URL, Ready: s.Ready, Dir: s.Dir, StopSignal: s.StopSignal, Builtin: s.Builtin,
 			Command: s.Command, Env: s.Env, ReadyTimeout: s.ReadyTimeout.String(), Grace: s.Grace.String(),
-			Work: s.Work.String(), BodySize: s.BodySize,
+			Work: s.Work.String(), BodySize: s.BodySize, DependsOn: s.DependsOn, Version: s.Version,
 		})
 	}
 	for _, a := range p.Asserts {

@@ -102,7 +102,14 @@ type Server struct {
 	Builtin      string // "static"
 	BodySize     int64  // of a builtin server's page; DefaultBodySize by default
 	Work         time.Duration
-	DeclRange    hcl.Range
+	// DependsOn names the servers started before this one and stopped
+	// after it, in the order the spec lists them.
+	DependsOn []string
+	// Version is a command whose output, the server's version, goes into
+	// the result's environment; nil for none.
+	Version   []string
+	DeclRange hcl.Range
+	dependsOn *hcl.Attribute
 }
 
 // Assert is an expected value over this run's and a baseline's metrics.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -54,6 +55,7 @@ var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "command"}, {Name: "url"}, {Name: "ready"}, {Name: "ready_timeout"},
 	{Name: "env"}, {Name: "dir"}, {Name: "stop_signal"}, {Name: "grace"},
 	{Name: "builtin"}, {Name: "body_size"}, {Name: "work"},
+	{Name: "depends_on"}, {Name: "version"},
 }}
 
 // commandOnly and builtinOnly are the attributes that make sense for one
@@ -98,22 +100,9 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 	}
 
 	if isCommand {
-		if v, ok := d.eval(attrs["command"].Expr, ctx, cty.List(cty.String), "\"command\""); ok {
-			if v.IsNull() || v.LengthInt() == 0 {
-				d.errorf(attrs["command"].Expr.Range().Ptr(), "Empty server command", "Server %q has an empty command; name the program to start.", s.Name)
-			} else {
-				for it := v.ElementIterator(); it.Next(); {
-					_, e := it.Element()
-					if e.IsNull() {
-						d.errorf(attrs["command"].Expr.Range().Ptr(), "Invalid server command", "The command of server %q holds a null argument.", s.Name)
-						break
-					}
-					s.Command = append(s.Command, e.AsString())
-				}
-			}
-		}
-		d.urlAttr(attrs["url"], ctx, &s.URL)
-		d.urlAttr(attrs["ready"], ctx, &s.Ready)
+		s.Command = d.commandAttr(attrs["command"], ctx, s.Name)
+		d.urlAttr(attrs["url"], ctx, false, &s.URL)
+		d.urlAttr(attrs["ready"], ctx, true, &s.Ready)
 		if attr := attrs["env"]; attr != nil {
 			if v, ok := d.eval(attr.Expr, ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
 				s.Env = map[string]string{}
@@ -154,6 +143,12 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 		s.URL = ops.ServerURLScheme + s.Name
 	}
 
+	if attr := attrs["version"]; attr != nil {
+		s.Version = d.commandAttr(attr, ctx, s.Name)
+	}
+	if attr := attrs["depends_on"]; attr != nil {
+		s.dependsOn = attr
+	}
 	d.durationAttr(attrs["ready_timeout"], ctx, positive, &s.ReadyTimeout)
 	d.durationAttr(attrs["grace"], ctx, mayBeZero, &s.Grace)
 	if attr := attrs["stop_signal"]; attr != nil {
@@ -174,15 +169,52 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 	return s, d.diags
 }
 
-// urlAttr decodes an absolute http or https URL.
-func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) {
+// commandAttr decodes a list of strings that names a program and its
+// arguments: a server's command or its version command.
+func (l *loader) commandAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, server string) []string {
+	v, ok := l.eval(attr.Expr, ctx, cty.List(cty.String), fmt.Sprintf("%q", attr.Name))
+	if !ok {
+		return nil
+	}
+	if v.IsNull() || v.LengthInt() == 0 {
+		l.errorf(attr.Expr.Range().Ptr(), "Empty server command", "The %s of server %q is empty; name the program to start.", attr.Name, server)
+		return nil
+	}
+	var argv []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() {
+			l.errorf(attr.Expr.Range().Ptr(), "Invalid server command", "The %s of server %q holds a null argument.", attr.Name, server)
+			return nil
+		}
+		argv = append(argv, e.AsString())
+	}
+	return argv
+}
+
+// urlAttr decodes an absolute http or https URL, or, where tcp is true, a
+// tcp://HOST:PORT address (a server that speaks something other than HTTP
+// is ready once it accepts a connection).
+func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, tcp bool, dst *string) {
 	var s string
 	if attr == nil || !l.stringAttr(attr, ctx, &s) || s == "" {
 		return
 	}
 	u, err := url.Parse(s)
+	if tcp && err == nil && u.Scheme == "tcp" {
+		if u.Port() == "" || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			l.errorf(attr.Expr.Range().Ptr(), "Invalid URL", "A tcp:// value of %q is a host and port, such as \"tcp://127.0.0.1:11211\"; got %q.", attr.Name, s)
+			return
+		}
+		*dst = "tcp://" + u.Host
+		return
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		l.errorf(attr.Expr.Range().Ptr(), "Invalid URL", "The value of %q must be an absolute http:// or https:// URL; got %q.", attr.Name, s)
+		also := ""
+		if tcp {
+			also = ", or tcp://HOST:PORT for a server that does not speak HTTP"
+		}
+		l.errorf(attr.Expr.Range().Ptr(), "Invalid URL", "The value of %q must be an absolute http:// or https:// URL%s; got %q.", attr.Name, also, s)
 		return
 	}
 	*dst = s
@@ -206,4 +238,112 @@ func (p *Plan) ServerFor(rawURL string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// decodeServerDeps resolves each server's depends_on, a list of
+// server.NAME references, once every server block is known, and reports
+// unknown names and cycles.
+func (l *loader) decodeServerDeps(servers []*Server) {
+	byName := map[string]*Server{}
+	names := make([]string, 0, len(servers))
+	for _, s := range servers {
+		byName[s.Name] = s
+		names = append(names, s.Name)
+	}
+	for _, s := range servers {
+		attr := s.dependsOn
+		if attr == nil {
+			continue
+		}
+		exprs, diags := hcl.ExprList(attr.Expr)
+		if diags.HasErrors() {
+			l.errorf(attr.Expr.Range().Ptr(), "Invalid depends_on",
+				"The value of \"depends_on\" is a list of servers, such as [server.cache].")
+			continue
+		}
+		for _, e := range exprs {
+			tr, diags := hcl.AbsTraversalForExpr(e)
+			if diags.HasErrors() || len(tr) != 2 || tr.RootName() != "server" {
+				l.errorf(e.Range().Ptr(), "Invalid depends_on",
+					"Each element of \"depends_on\" names a server block as server.NAME, such as server.cache.")
+				continue
+			}
+			step, ok := tr[1].(hcl.TraverseAttr)
+			if !ok {
+				l.errorf(e.Range().Ptr(), "Invalid depends_on", "Each element of \"depends_on\" names a server block as server.NAME, such as server.cache.")
+				continue
+			}
+			name := step.Name
+			switch {
+			case byName[name] == nil:
+				l.errorf(e.Range().Ptr(), "Unknown server",
+					"Server %q depends on server %q, which this spec does not declare.%s", s.Name, name, didYouMean(name, names))
+			case name == s.Name:
+				l.errorf(e.Range().Ptr(), "Server depends on itself", "Server %q lists itself in \"depends_on\".", s.Name)
+			case slices.Contains(s.DependsOn, name):
+				l.errorf(e.Range().Ptr(), "Duplicate dependency", "Server %q lists server %q twice in \"depends_on\".", s.Name, name)
+			default:
+				s.DependsOn = append(s.DependsOn, name)
+			}
+		}
+	}
+
+	// A cycle is reported once, at the depends_on of the server where the
+	// search first comes back to a server it is still inside.
+	const (
+		unseen = iota
+		inside
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(s *Server) bool
+	visit = func(s *Server) bool {
+		state[s.Name] = inside
+		path = append(path, s.Name)
+		for _, dep := range s.DependsOn {
+			switch state[dep] {
+			case inside:
+				i := slices.Index(path, dep)
+				cycle := append(append([]string{}, path[i:]...), dep)
+				l.errorf(s.dependsOn.Expr.Range().Ptr(), "Server dependency cycle",
+					"Servers cannot start one before the other: %s.", strings.Join(cycle, " -> "))
+				return false
+			case unseen:
+				if !visit(byName[dep]) {
+					return false
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[s.Name] = done
+		return true
+	}
+	for _, s := range servers {
+		if state[s.Name] == unseen {
+			path = path[:0]
+			if !visit(s) {
+				break
+			}
+		}
+	}
+}
+
+// address is the HOST:PORT a command server listens on, for a command
+// line that needs it without a scheme ("--memcached ${server.cache.address}");
+// empty for a builtin server, whose port is chosen when it starts.
+func (s *Server) address() string {
+	u, err := url.Parse(s.URL)
+	if err != nil || s.Builtin != "" {
+		return ""
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch u.Scheme {
+	case "https":
+		return u.Host + ":443"
+	default:
+		return u.Host + ":80"
+	}
 }

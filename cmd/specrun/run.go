@@ -163,6 +163,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	procgroup.KillAll() // what an op the runner gave up on still runs (a setup that hangs)
 	prog.finish()
 
+	env.Servers = pool.Versions()
 	r := newResult(plan, *label, env, started, finished, outcome)
 	r.Warnings = append(append(envWarnings, outcome.Warnings...), load.Stop()...)
 	r.Warnings = append(r.Warnings, results.BaselineWarnings(r, base)...)
