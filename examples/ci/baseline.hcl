@@ -69,8 +69,11 @@ assert "no_regression" {
   max      = 1
 }
 
-# ...whose CPU time is steadier than its wall time on a busy machine.
+# ...whose CPU time is steadier than its wall time on a busy machine: on a
+# shared 2-core VM unchanged reruns stayed within [0.94, 1.05] of the
+# baseline, so 5% is its noise threshold.
 assert "program_no_regression" {
-  value = benchmark.program.cpu_ns / baseline.program.cpu_ns
-  max   = 1
+  value     = benchmark.program.cpu_ns / baseline.program.cpu_ns
+  max       = 1
+  threshold = "5%"
 }
