@@ -31,6 +31,18 @@ type Options struct {
 	// Columns are the table's columns (see ColumnHelp); empty for the
 	// suite's, or each kind of benchmark's defaults.
 	Columns []string
+	// Color colours the terminal view's verdicts and warnings.
+	Color bool
+
+	plain bool // cells for a terminal: printable, not Markdown-escaped
+}
+
+// text is user text as a cell of the table o draws.
+func (o Options) text(s string) string {
+	if o.plain {
+		return oneLine(s)
+	}
+	return escape(s)
 }
 
 // formats is every format, in the order help lists them.
@@ -40,6 +52,9 @@ var formats = []format{
 			return Markdown{TimeUnit: o.TimeUnit, Columns: o.Columns, Metrics: o.Metrics}
 		},
 		compare: func(o Options) ComparisonReporter { return CompareMarkdown{TimeUnit: o.TimeUnit} }, compared: "a table of ratios"},
+	{name: "term", extension: ".term", doc: "the aligned table a terminal shows, what auto picks on a terminal",
+		result:  func(o Options) Reporter { return Terminal{Options: o} },
+		compare: func(o Options) ComparisonReporter { return CompareTerminal{Options: o} }, compared: "the aligned comparison a terminal shows"},
 	{name: "json", extension: ".json", doc: "the result itself",
 		result:  func(Options) Reporter { return ReporterFunc(results.Encode) },
 		compare: func(Options) ComparisonReporter { return CompareJSON{} }, compared: "the comparison's data"},

@@ -51,10 +51,10 @@ func TestFormatGolden(t *testing.T) {
 			golden(t, "report-tiger"+ext, render(t, rep, results.ByTime(tiger(t))))
 		})
 	}
-	if _, _, err := Format("pdf", nil); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, png, html, gobench") {
+	if _, _, err := Format("pdf", nil); err == nil || !strings.Contains(err.Error(), "md, term, json, csv, svg, png, html, gobench") {
 		t.Errorf("Format(pdf) = %v, want an error listing the formats", err)
 	}
-	if _, err := ComparisonFormat("gobench"); err == nil || !strings.Contains(err.Error(), "md, json, csv, svg, png, html)") {
+	if _, err := ComparisonFormat("gobench"); err == nil || !strings.Contains(err.Error(), "md, term, json, csv, svg, png, html)") {
 		t.Errorf("ComparisonFormat(gobench) = %v, want an error listing the comparison formats", err)
 	}
 }

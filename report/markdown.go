@@ -52,6 +52,16 @@ func (m Markdown) Report(w io.Writer, r *results.Result) error {
 		fmt.Fprintln(bw)
 		WriteAssertions(bw, r.Assertions) // its errors are bw's, reported by the Flush below
 	}
+	if lines := MatrixSummary(r); len(lines) > 0 {
+		fmt.Fprintf(bw, "\nSummary:\n\n")
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(l, "  "); ok {
+				fmt.Fprintf(bw, "  - %s\n", escape(rest))
+			} else {
+				fmt.Fprintf(bw, "- %s\n", escape(l))
+			}
+		}
+	}
 	for i := range r.Benchmarks {
 		if r.Benchmarks[i].Op == "http" {
 			fmt.Fprintln(bw)
@@ -114,6 +124,12 @@ func writeMarkdownTable(w io.Writer, cols []column, rows int) {
 
 // header is `**suite** on host (Linux 6.1.0, amd64, CPU, 2 CPUs, go1.26.8), 2026-11-30 06:30 UTC`.
 func header(r *results.Result) string {
+	return headerWith(r, escape, func(s string) string { return "**" + s + "**" })
+}
+
+// headerWith is header with user text through esc and the suite's name
+// through bold.
+func headerWith(r *results.Result, esc, bold func(string) string) string {
 	e := r.Environment
 	var parts []string
 	osName := e.OS
@@ -132,15 +148,15 @@ func header(r *results.Result) string {
 		parts = append(parts, e.GoVersion)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", escape(r.Suite.Name))
+	b.WriteString(bold(esc(r.Suite.Name)))
 	if r.Label != "" && r.Label != e.Hostname {
-		fmt.Fprintf(&b, " [%s]", escape(r.Label))
+		fmt.Fprintf(&b, " [%s]", esc(r.Label))
 	}
 	if e.Hostname != "" {
-		fmt.Fprintf(&b, " on %s", escape(e.Hostname))
+		fmt.Fprintf(&b, " on %s", esc(e.Hostname))
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(&b, " (%s)", escape(strings.Join(parts, ", ")))
+		fmt.Fprintf(&b, " (%s)", esc(strings.Join(parts, ", ")))
 	}
 	if !r.StartedAt.IsZero() {
 		fmt.Fprintf(&b, ", %s", r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"))

@@ -131,7 +131,7 @@ func buildColumn(bs []results.Benchmark, key string, opt Options) (column, bool)
 	switch key {
 	case "name":
 		return column{head: "Name", left: true, cells: each(func(b *results.Benchmark) string {
-			name := escape(b.RowLabel())
+			name := opt.text(b.RowLabel())
 			if b.Interrupted {
 				name += " (interrupted)"
 			}
@@ -167,7 +167,7 @@ func buildColumn(bs []results.Benchmark, key string, opt Options) (column, bool)
 		return column{head: "Time per (" + unit.name + ")", cells: each(func(b *results.Benchmark) string {
 			switch {
 			case b.Error != "":
-				return escape("error: " + b.Error)
+				return opt.text("error: " + b.Error)
 			case len(b.Runs) == 0:
 				return "no runs"
 			case forced && unit.ns == 1:

@@ -19,7 +19,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "[flags] A.json B.json [C.json...]",
 		"Put stored results side by side: one row per benchmark, one column per result,\nand each later column's ratio to the first with a Mann-Whitney U test.", stderr)
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
-	format := fs.String("format", "md", "output format: "+report.FormatHelp(true))
+	format := fs.String("format", "auto", "output format: "+autoFormat+report.FormatHelp(true))
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
@@ -52,7 +52,11 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err := tf.apply(&opt); err != nil {
 		return err
 	}
-	rep, err := report.ComparisonFormatWith(*format, opt)
+	var target io.Writer = stdout
+	if *out != "" {
+		target = nil // a file gets md, never colour
+	}
+	rep, err := report.ComparisonFormatWith(tf.resolve(*format, target, &opt), opt)
 	if err != nil {
 		return usageError("--format: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[--format F] [--sort time|spec] [-o FILE] RESULT.json",
 		"Re-render a stored result in any report format; nothing from its spec is run.", stderr)
-	format := fs.String("format", "md", "report format: "+report.FormatHelp(false))
+	format := fs.String("format", "auto", "report format: "+autoFormat+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
@@ -39,7 +39,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := tf.apply(&opt); err != nil {
 		return err
 	}
-	rep, err := checkedReporter(*format, *sortBy, opt)
+	var target io.Writer = stdout
+	if *out != "" {
+		target = nil // a file gets md, never colour
+	}
+	rep, err := checkedReporter(tf.resolve(*format, target, &opt), *sortBy, opt)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
 	outDir := fs.String("out", "specrun-results", "write the JSON result and the Markdown table into `DIR`")
 	resultFile := fs.String("result", "", "write the JSON result to exactly `FILE.json`, and the Markdown table beside it as FILE.md (instead of --out)")
-	format := fs.String("format", "md", "print `FORMAT` on stdout: "+report.FormatHelp(false))
+	format := fs.String("format", "auto", "print `FORMAT` on stdout: "+autoFormat+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
 	mustBaseline := fs.Bool("require-baseline", false, "make an assertion that reads a missing baseline figure an error rather than a skip")
@@ -96,6 +96,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := tf.apply(&opt); err != nil {
 		return err
 	}
+	*format = tf.resolve(*format, stdout, &opt)
 	reporter, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err
@@ -171,8 +172,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *mustBaseline {
 		requireBaseline(r.Assertions)
 	}
-	for _, w := range r.Warnings {
-		fmt.Fprintf(stderr, "specrun: warning: %s\n", w)
+	if *format != "term" || !isTerminal(stdout) {
+		// The terminal view shows them once, at the end of the table.
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stderr, "specrun: warning: %s\n", w)
+		}
 	}
 
 	// The table goes to stdout even when the files cannot be written, so

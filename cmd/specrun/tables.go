@@ -2,18 +2,23 @@ package main
 
 import (
 	"flag"
+	"io"
+	"os"
 	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/specrun/specrun/report"
 )
 
 // tableFlags are the flags that say how tables are drawn: --time-unit and
 // --columns, over what the suite says.
-type tableFlags struct{ timeUnit, columns *string }
+type tableFlags struct{ timeUnit, columns, color *string }
 
 func (t *tableFlags) register(fs *flag.FlagSet, columns bool) {
 	t.timeUnit = fs.String("time-unit", "auto", "write the tables' times in `UNIT`: auto (each column its own, from its figures), "+
 		strings.Join(report.TimeUnits, ", "))
+	t.color = fs.String("color", "auto", "colour the terminal view: auto (on a terminal, unless NO_COLOR is set), always or never")
 	if columns {
 		t.columns = fs.String("columns", "", "the table's columns, comma-separated `NAMES`: "+report.ColumnHelp+
 			"; default: the suite's columns, else those of each kind of benchmark")
@@ -26,6 +31,11 @@ func (t *tableFlags) apply(o *report.Options) error {
 		return usageError("--time-unit: %v", err)
 	}
 	o.TimeUnit = *t.timeUnit
+	switch *t.color {
+	case "auto", "always", "never":
+	default:
+		return usageError("--color is auto, always or never, not %q", *t.color)
+	}
 	if t.columns != nil && *t.columns != "" {
 		for _, c := range strings.Split(*t.columns, ",") {
 			if c = strings.TrimSpace(c); c != "" {
@@ -34,4 +44,27 @@ func (t *tableFlags) apply(o *report.Options) error {
 		}
 	}
 	return nil
+}
+
+// autoFormat is the help of --format auto.
+const autoFormat = "auto (term when stdout is a terminal, else md), "
+
+// resolve turns --format auto into term when the output is a terminal
+// and md otherwise, and sets the colour --color asks for.
+func (t *tableFlags) resolve(format string, out io.Writer, o *report.Options) string {
+	tty := isTerminal(out)
+	o.Color = *t.color == "always" || (*t.color == "auto" && tty && os.Getenv("NO_COLOR") == "")
+	if format != "auto" {
+		return format
+	}
+	if tty {
+		return "term"
+	}
+	return "md"
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
