@@ -10,6 +10,8 @@ import (
 // real op catalog: every one must validate.
 func TestExamples(t *testing.T) {
 	files, _ := filepath.Glob("../examples/*.hcl")
+	more, _ := filepath.Glob("../examples/interpreters/*.hcl")
+	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no examples found")
 	}
