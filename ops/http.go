@@ -465,6 +465,11 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 	s := Sample{N: total.done, Elapsed: elapsed, Metrics: m, Started: wall}
 	if enc, err := st.latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		s.Histograms = map[string]string{LatencyHistogram: string(enc)}
+		for i, row := range connectionTimes {
+			if enc, err := st.times[i].hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+				s.Histograms[row+"_ns"] = string(enc)
+			}
+		}
 	}
 	if judge {
 		var err error

@@ -27,6 +27,11 @@ type Result struct {
 	Warnings    []string    `json:"warnings,omitempty"`
 	Benchmarks  []Benchmark `json:"benchmarks"`
 	Assertions  []Assertion `json:"assertions"`
+	// Shard is set on the result of `run --shard I/N`: the part of the
+	// load it ran.
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards are the results a merged result was made of.
+	Shards []Source `json:"shards,omitempty"`
 }
 
 // Suite names the suite that ran.

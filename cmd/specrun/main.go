@@ -41,6 +41,7 @@ var commands = []command{
 	{"report", "[--format F] RESULT.json", "re-render a stored result (md, json, csv, svg, gobench)", reportCmd},
 	{"check", "[--spec PATH] [--baseline FILE] RESULT.json", "re-evaluate assertions on a stored result", checkCmd},
 	{"compare", "[flags] A.json B.json [C.json...]", "side-by-side table of results, ratios, significance", compareCmd},
+	{"merge", "--result FILE SHARD.json...", "merge the results of run --shard I/N into one", mergeCmd},
 	{"serve", "[flags]", "built-in HTTP target server for http benchmarks", serveCmd},
 }
 

@@ -50,7 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	label := fs.String("label", "", "the `TEXT` this run is known by in comparisons (default: the hostname)")
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
 	outDir := fs.String("out", "specrun-results", "write the JSON result and the Markdown table into `DIR`")
-	resultFile := fs.String("result", "", "write the JSON result to exactly `FILE.json`, and the Markdown table beside it as FILE.md (instead of --out)")
+	resultFile := fs.String("result", "", "write the JSON result to exactly `FILE.json`, and the Markdown table beside it as FILE.md (instead of --out); - writes the JSON alone to stdout")
 	format := fs.String("format", "auto", "print `FORMAT` on stdout: "+autoFormat+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "table rows in `ORDER`: time (by time per op) or spec (file order)")
 	strict := fs.Bool("strict", false, "treat an inconclusive assertion as a failure")
@@ -62,10 +62,24 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	var tf tableFlags
 	tf.register(fs, true)
+	var sh shardFlag
+	fs.Var(&sh, "shard", "run part `I/N` of the load: every http phase's concurrency, requests and rate divided by N, other benchmarks on shard 0 only; merge the N results with \"specrun merge\"")
+	startAtFlag := fs.String("start-at", "", "begin the benchmarks at `TIME` (RFC 3339, or +DURATION from now), so that shards on several machines load the target together")
+	maxSkew := fs.Duration("max-skew", 100*time.Millisecond, "warn when --start-at is missed by more than `D`")
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
+	var at time.Time
+	if *startAtFlag != "" {
+		if at, err = parseStartAt(*startAtFlag); err != nil {
+			return err
+		}
+		if time.Until(at) > maxStartWait {
+			return usageError("--start-at %s is more than %v away", *startAtFlag, maxStartWait)
+		}
+	}
+	toStdout := *resultFile == "-"
 	if len(paths) == 0 {
 		return usageErrorHelp(fs, "no spec path given")
 	}
@@ -114,6 +128,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkFilter(plan, cfg.Filter); err != nil {
 		return err
 	}
+	if err := shard(plan, sh); err != nil {
+		return err
+	}
 	if err := checkColumns(plan, opt.Columns); err != nil {
 		return err
 	}
@@ -139,11 +156,17 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// waits for, as it waits for the result files.
 	started := time.Now().UTC()
 	var names resultNames
-	signals.whileWriting(func() {
-		names, err = outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
-	})
-	if err != nil {
-		return err
+	if toStdout {
+		if isSet(fs, "out") {
+			return usageError("--out and --result both say where to write; give one")
+		}
+	} else {
+		signals.whileWriting(func() {
+			names, err = outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
+		})
+		if err != nil {
+			return err
+		}
 	}
 
 	env, envWarnings := sysinfo.CaptureEnvironment(version())
@@ -155,6 +178,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		cfg.Observer = prog // a nil *progress would be a non-nil Observer
 	}
 	cfg.Settler = settler(plan, base)
+	var late time.Duration
+	var startWarning string
+	if !at.IsZero() {
+		if late, startWarning, err = startAt(ctx, at, *maxSkew); err != nil {
+			return &exitError{code: exitSIGINT, err: fmt.Errorf("interrupted while waiting for --start-at")}
+		}
+	}
 	load := sysinfo.WatchLoad()
 	outcome := runner.Run(ctx, plan, cfg)
 	finished := time.Now().UTC()
@@ -168,6 +198,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	r := newResult(plan, *label, env, started, finished, outcome)
 	r.Warnings = append(append(envWarnings, outcome.Warnings...), load.Stop()...)
 	r.Warnings = append(r.Warnings, results.BaselineWarnings(r, base)...)
+	if startWarning != "" {
+		r.Warnings = append(r.Warnings, startWarning)
+	}
+	r.Shard = shardRecord(sh, at, late)
 	r.Assertions = results.Judge(expectations(plan), r, base)
 	if *mustBaseline {
 		requireBaseline(r.Assertions)
