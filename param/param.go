@@ -44,6 +44,7 @@ type Param struct {
 	Doc      string   // one sentence
 	Enum     []string // allowed values of a String parameter
 	Positive bool     // a Number, Int, Size or Duration that must be > 0
+	Max      int64    // when not zero, the largest value an Int may take
 }
 
 // Values holds an op instance's parameters, keyed by name, with defaults

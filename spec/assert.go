@@ -29,7 +29,7 @@ func (l *loader) decodeAssertBlock(b *hcl.Block) ([]*Assert, hcl.Diagnostics) {
 	attrs := content.Attributes
 	ctx := d.ctx(nil)
 	a := &Assert{Name: b.Labels[0], DeclRange: b.DefRange, value: attrs["value"].Expr, ctx: ctx, Threshold: l.plan.Suite.Threshold}
-	d.stringAttr(attrs["description"], ctx, &a.Description)
+	decodeInto(d, attrs, ctx, descriptionAttr, &a.Description)
 	d.thresholdAttr(attrs["threshold"], ctx, &a.Threshold)
 	a.Min = d.boundAttr(attrs["min"], ctx)
 	a.Max = d.boundAttr(attrs["max"], ctx)

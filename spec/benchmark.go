@@ -9,15 +9,13 @@ import (
 
 	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/ops"
+	"github.com/specrun/specrun/param"
 )
 
 // benchmarkAttrs are the attributes every benchmark block may have; the
 // rest of its attributes are the op's parameters.
-var benchmarkAttrs = []hcl.AttributeSchema{
-	{Name: "op", Required: true}, {Name: "label"}, {Name: "iterations"}, {Name: "repeat"},
-	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"}, {Name: "interleave"},
-	{Name: "max_repeat"}, {Name: "max_time"}, {Name: "precision"},
-}
+var benchmarkAttrs = attrSchema(
+	append([]param.Param{opAttr, labelAttr, interleaveAttr}, timingAttrs...), "iterations")
 
 // axis is one matrix key with all its values.
 type axis struct {
@@ -98,21 +96,21 @@ func (l *loader) decodeBenchmarkBlock(b *hcl.Block) ([]*Benchmark, *blockInfo, h
 func (l *loader) decodeOp(b *hcl.Block) *ops.Def {
 	head, _, diags := b.Body.PartialContent(&hcl.BodySchema{Attributes: benchmarkAttrs[:1]})
 	l.diags = append(l.diags, diags...)
-	opAttr := head.Attributes["op"]
-	if opAttr == nil {
+	attr := head.Attributes[opAttr.Name]
+	if attr == nil {
 		return nil
 	}
 	var opName string
-	if !l.stringAttr(opAttr, l.ctx(nil), &opName) {
-		return nil
-	}
+	decodeInto(l, head.Attributes, l.ctx(nil), opAttr, &opName)
 	if opName == "" {
-		l.errorf(opAttr.Expr.Range().Ptr(), "Missing op", "Benchmark %q needs an op to time, such as op = \"noop\".", b.Labels[0])
+		if !l.diags.HasErrors() { // empty or null
+			l.errorf(attr.Expr.Range().Ptr(), "Missing op", "Benchmark %q needs an op to time, such as op = \"noop\".", b.Labels[0])
+		}
 		return nil
 	}
 	def, ok := l.opts.lookup(opName)
 	if !ok {
-		l.errorf(opAttr.Expr.Range().Ptr(), "Unknown op",
+		l.errorf(attr.Expr.Range().Ptr(), "Unknown op",
 			"There is no op named %q.%s Run \"specrun ops\" to list them.", opName, didYouMean(opName, l.opts.opNames()))
 		return nil
 	}
@@ -327,10 +325,10 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 		Name: name, Block: block, Label: name, Op: def, Params: map[string]any{},
 		Timing: l.plan.Suite.Timing, Interleave: def.Interleave,
 	}
-	d.nameAttr(attrs["label"], ctx, &bm.Label)
+	d.decodeName(attrs, ctx, labelAttr, &bm.Label)
 	d.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
 	d.decodeTiming(attrs, ctx, &bm.Timing)
-	d.boolAttr(attrs["interleave"], ctx, &bm.Interleave)
+	decodeInto(d, attrs, ctx, interleaveAttr, &bm.Interleave)
 
 	params := d.fresh()
 	for _, p := range def.Params {

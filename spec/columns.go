@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // TableColumns are the columns a suite's columns attribute may name
@@ -20,32 +19,19 @@ var TimeUnits = []string{"auto", "ns", "us", "ms", "s"}
 // how its tables are drawn. The column names are checked once every
 // benchmark is decoded (checkColumns), since they may name op metrics.
 func (l *loader) decodeReportAttrs(attrs hcl.Attributes, ctx *hcl.EvalContext, s *Suite) {
-	if attr := attrs["time_unit"]; attr != nil {
-		var unit string
-		if l.stringAttr(attr, ctx, &unit) {
-			if !slices.Contains(TimeUnits, unit) {
-				l.errorf(attr.Expr.Range().Ptr(), "Invalid time unit",
-					"The time_unit %q is not one of %s.%s", unit, strings.Join(TimeUnits, ", "), didYouMean(unit, TimeUnits))
-			} else {
-				s.TimeUnit = unit
-			}
+	var unit string
+	if decodeInto(l, attrs, ctx, timeUnitAttr, &unit) {
+		if !slices.Contains(TimeUnits, unit) {
+			l.errorf(attrs[timeUnitAttr.Name].Expr.Range().Ptr(), "Invalid time unit",
+				"The time_unit %q is not one of %s.%s", unit, strings.Join(TimeUnits, ", "), didYouMean(unit, TimeUnits))
+		} else {
+			s.TimeUnit = unit
 		}
 	}
-	attr := attrs["columns"]
-	if attr == nil {
+	if !decodeInto(l, attrs, ctx, columnsAttr, &s.Columns) {
 		return
 	}
-	v, ok := l.eval(attr.Expr, ctx, cty.List(cty.String), `"columns"`)
-	if !ok || v.IsNull() {
-		return
-	}
-	for _, c := range v.AsValueSlice() {
-		if c.IsNull() {
-			l.errorf(attr.Expr.Range().Ptr(), "Invalid column", "A column name cannot be null.")
-			return
-		}
-		s.Columns = append(s.Columns, c.AsString())
-	}
+	attr := attrs[columnsAttr.Name]
 	if len(s.Columns) == 0 {
 		l.errorf(attr.Expr.Range().Ptr(), "No columns", "The columns list is empty; leave it out for the defaults of each kind of benchmark.")
 		return

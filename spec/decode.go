@@ -9,8 +9,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/specrun/specrun/param"
 )
 
 // Suite defaults: what a spec gets without a suite block.
@@ -219,13 +220,8 @@ func (l *loader) ctx(params map[string]cty.Value) *hcl.EvalContext {
 	return &hcl.EvalContext{Variables: vars, Functions: l.functions}
 }
 
-var suiteSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "title"}, {Name: "description"}, {Name: "repeat"},
-	{Name: "warmup"}, {Name: "min_time"}, {Name: "timeout"},
-	{Name: "threshold"},
-	{Name: "columns"}, {Name: "time_unit"},
-	{Name: "max_repeat"}, {Name: "max_time"}, {Name: "precision"},
-}}
+var suiteSchema = &hcl.BodySchema{Attributes: attrSchema(
+	append([]param.Param{titleAttr, descriptionAttr, columnsAttr, timeUnitAttr}, timingAttrs...), "threshold")}
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 	s := Suite{Name: defaultName, Timing: Timing{Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout,
@@ -254,71 +250,13 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 		l.diags = append(l.diags, diags...)
 		ctx := l.ctx(nil)
 		attrs := content.Attributes
-		l.nameAttr(attrs["title"], ctx, &s.Title)
-		l.stringAttr(attrs["description"], ctx, &s.Description)
+		l.decodeName(attrs, ctx, titleAttr, &s.Title)
+		decodeInto(l, attrs, ctx, descriptionAttr, &s.Description)
 		l.decodeTiming(attrs, ctx, &s.Timing)
 		l.thresholdAttr(attrs["threshold"], ctx, &s.Threshold)
 		l.decodeReportAttrs(attrs, ctx, &s)
 	}
 	return s
-}
-
-// decodeTiming decodes the timing attributes of a suite or benchmark block
-// over the values t already holds.
-func (l *loader) decodeTiming(attrs hcl.Attributes, ctx *hcl.EvalContext, t *Timing) {
-	l.repeatAttr(attrs["repeat"], ctx, t)
-	l.durationAttr(attrs["warmup"], ctx, mayBeZero, &t.Warmup)
-	l.durationAttr(attrs["min_time"], ctx, positive, &t.MinTime)
-	l.durationAttr(attrs["timeout"], ctx, positive, &t.Timeout)
-	l.countAttr(attrs["max_repeat"], ctx, &t.MaxRepeat)
-	if a := attrs["max_repeat"]; a != nil && t.MaxRepeat < AutoMinRepeat {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid count",
-			"The value of \"max_repeat\" must be at least %d, the runs repeat = \"auto\" does before its first look; got %d.", AutoMinRepeat, t.MaxRepeat)
-		t.MaxRepeat = AutoMinRepeat
-	}
-	l.durationAttr(attrs["max_time"], ctx, positive, &t.MaxTime)
-	l.precisionAttr(attrs["precision"], ctx, &t.Precision)
-}
-
-// repeatAttr decodes repeat: "auto", or a count of runs as countAttr does.
-func (l *loader) repeatAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, t *Timing) {
-	v, ok := l.value(attr, ctx)
-	if !ok {
-		return
-	}
-	if v.Type() == cty.String {
-		if v.AsString() == "auto" {
-			t.RepeatAuto = true
-			return
-		}
-		if _, err := convert.Convert(v, cty.Number); err != nil {
-			l.errorf(attr.Expr.Range().Ptr(), "Invalid repeat",
-				"The value of \"repeat\" must be a whole number from 1 to %d, or \"auto\" to run until the verdicts are settled; got %q.", MaxRepeat, v.AsString())
-			return
-		}
-	}
-	n := 0
-	if l.countAttr(attr, ctx, &n); n > 0 {
-		t.Repeat, t.RepeatAuto = n, false
-	}
-}
-
-// precisionAttr decodes precision: a fraction above 0 and below 1.
-func (l *loader) precisionAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *float64) {
-	if attr == nil {
-		return
-	}
-	v, ok := l.eval(attr.Expr, ctx, cty.Number, fmt.Sprintf("%q", attr.Name))
-	if !ok || v.IsNull() {
-		return
-	}
-	f, _ := v.AsBigFloat().Float64()
-	if !(f > 0 && f < 1) {
-		l.errorf(attr.Expr.Range().Ptr(), "Invalid precision",
-			"The value of \"precision\" is the half-width of the median's interval as a fraction of the median, above 0 and below 1 (0.02 for 2%%); got %s.", formatNumber(v))
-		return
-	}
-	*dst = f
 }
 
 // fresh is a loader for one block: it shares everything decoded so far and

@@ -89,32 +89,6 @@ func (l *loader) value(attr *hcl.Attribute, ctx *hcl.EvalContext) (cty.Value, bo
 	return v, true
 }
 
-func (l *loader) stringAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) bool {
-	if attr == nil {
-		return true
-	}
-	v, ok := l.eval(attr.Expr, ctx, cty.String, fmt.Sprintf("%q", attr.Name))
-	if ok && !v.IsNull() {
-		*dst = v.AsString()
-	}
-	return ok
-}
-
-// nameAttr decodes a string that names something in tables and reports
-// (a label, a title): one line, without control characters.
-func (l *loader) nameAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *string) {
-	var s string
-	if attr == nil || !l.stringAttr(attr, ctx, &s) {
-		return
-	}
-	if r, bad := controlChar(s); bad {
-		l.errorf(attr.Expr.Range().Ptr(), "Invalid name",
-			"The value of %q holds the control character %U; it names rows and columns in tables and reports, which must stay one line of text.", attr.Name, r)
-		return
-	}
-	*dst = s
-}
-
 // controlChar returns the first control character in s (a newline, an
 // escape), which would break or forge lines of a report.
 func controlChar(s string) (rune, bool) {
@@ -126,59 +100,9 @@ func controlChar(s string) (rune, bool) {
 	return 0, false
 }
 
-func (l *loader) boolAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *bool) {
-	if attr == nil {
-		return
-	}
-	v, ok := l.eval(attr.Expr, ctx, cty.Bool, fmt.Sprintf("%q", attr.Name))
-	if ok && !v.IsNull() {
-		*dst = v.True()
-	}
-}
-
-// countAttr decodes a whole number from 1 to MaxRepeat (repeat).
-func (l *loader) countAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, dst *int) {
-	if attr == nil {
-		return
-	}
-	v, ok := l.eval(attr.Expr, ctx, cty.Number, fmt.Sprintf("%q", attr.Name))
-	if !ok || v.IsNull() {
-		return
-	}
-	n, ok := wholeNumber(v)
-	if !ok || n < 1 || n > MaxRepeat {
-		l.errorf(attr.Expr.Range().Ptr(), "Invalid count",
-			"The value of %q must be a whole number from 1 to %d; got %s.", attr.Name, MaxRepeat, formatNumber(v))
-		return
-	}
-	*dst = int(n)
-}
-
-// span says whether a duration may be zero.
-type span bool
-
-const (
-	mayBeZero span = false
-	positive  span = true
-)
-
-// durationAttr decodes a duration written in Go syntax.
-func (l *loader) durationAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, min span, dst *time.Duration) {
-	v, ok := l.value(attr, ctx)
-	if !ok {
-		return
-	}
-	d, err := durationValue(v, min)
-	if err != nil {
-		l.errorf(attr.Expr.Range().Ptr(), "Invalid duration", "The value of %q is not a valid duration: %s.", attr.Name, err)
-		return
-	}
-	*dst = d
-}
-
 // durationValue converts a string in Go syntax. A bare number is refused:
 // it has no unit, and guessing one would silently change a run.
-func durationValue(v cty.Value, min span) (time.Duration, error) {
+func durationValue(v cty.Value, positive bool) (time.Duration, error) {
 	if v.Type() != cty.String {
 		return 0, fmt.Errorf("durations are strings in Go syntax such as \"300ms\" or \"2s\", not %s", typeName(v.Type()))
 	}
@@ -186,7 +110,7 @@ func durationValue(v cty.Value, min span) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	if min == positive && d == 0 {
+	if positive && d == 0 {
 		return 0, fmt.Errorf("it must be longer than zero")
 	}
 	return d, nil

@@ -60,6 +60,9 @@ func convertParam(p param.Param, v cty.Value) (any, *paramError) {
 			return nil, err
 		}
 		n, ok := wholeNumber(cv)
+		if p.Max != 0 && (!ok || n < minInt(p) || n > p.Max) {
+			return nil, badParam(p, "it must be a whole number from %d to %d, got %s", minInt(p), p.Max, formatNumber(cv))
+		}
 		if !ok {
 			return nil, badParam(p, "it must be a whole number, got %s", formatNumber(cv))
 		}
@@ -107,7 +110,7 @@ func convertParam(p param.Param, v cty.Value) (any, *paramError) {
 		}
 		return n, nil
 	case param.Duration:
-		d, err := durationValue(v, span(p.Positive))
+		d, err := durationValue(v, p.Positive)
 		if err != nil {
 			return nil, &paramError{"Invalid duration", fmt.Sprintf("Parameter %q: %s.", p.Name, err)}
 		}
@@ -142,4 +145,12 @@ func convertParam(p param.Param, v cty.Value) (any, *paramError) {
 		return out, nil
 	}
 	return nil, badParam(p, "type %s is not supported", p.Type)
+}
+
+// minInt is the smallest value an Int parameter with a Max may take.
+func minInt(p param.Param) int64 {
+	if p.Positive {
+		return 1
+	}
+	return -MaxParamNumber
 }

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/param"
@@ -51,19 +49,16 @@ func stopSignalNames() string {
 	return strings.Join(names, ", ")
 }
 
-var serverSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "command"}, {Name: "url"}, {Name: "ready"}, {Name: "ready_timeout"},
-	{Name: "env"}, {Name: "dir"}, {Name: "stop_signal"}, {Name: "grace"},
-	{Name: "builtin"}, {Name: "body_size"}, {Name: "work"},
-	{Name: "depends_on"}, {Name: "version"},
-}}
-
 // commandOnly and builtinOnly are the attributes that make sense for one
-// kind of server only.
+// kind of server only; both kinds take the rest of serverAttrs, and
+// depends_on, a list of references (decodeServerDeps).
 var (
-	commandOnly = []string{"command", "url", "ready", "env", "dir"}
-	builtinOnly = []string{"builtin", "body_size", "work"}
+	commandOnly = []param.Param{commandAttr, urlAttr, readyAttr, envAttr, dirAttr}
+	builtinOnly = []param.Param{builtinAttr, bodySizeAttr, workAttr}
+	serverAttrs = append(append([]param.Param{readyTimeoutAttr, stopSignalAttr, graceAttr, versionAttr}, commandOnly...), builtinOnly...)
 )
+
+var serverSchema = &hcl.BodySchema{Attributes: attrSchema(serverAttrs, "depends_on")}
 
 // decodeServerBlock decodes a server block: a command specrun starts, or
 // specrun's builtin server.
@@ -93,28 +88,18 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 	if isBuiltin {
 		wrong, kind = commandOnly, "a builtin server"
 	}
-	for _, name := range wrong {
-		if attr := attrs[name]; attr != nil {
-			d.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", name, kind)
+	for _, p := range wrong {
+		if attr := attrs[p.Name]; attr != nil {
+			d.errorf(attr.NameRange.Ptr(), "Unsupported server attribute", "Attribute %q does not apply to %s.", p.Name, kind)
 		}
 	}
 
 	if isCommand {
-		s.Command = d.commandAttr(attrs["command"], ctx, s.Name)
-		d.urlAttr(attrs["url"], ctx, false, &s.URL)
-		d.urlAttr(attrs["ready"], ctx, true, &s.Ready)
-		if attr := attrs["env"]; attr != nil {
-			if v, ok := d.eval(attr.Expr, ctx, cty.Map(cty.String), "\"env\""); ok && !v.IsNull() {
-				s.Env = map[string]string{}
-				for it := v.ElementIterator(); it.Next(); {
-					k, e := it.Element()
-					if !e.IsNull() {
-						s.Env[k.AsString()] = e.AsString()
-					}
-				}
-			}
-		}
-		d.stringAttr(attrs["dir"], ctx, &s.Dir)
+		s.Command = d.decodeCommand(attrs, ctx, commandAttr, s.Name)
+		d.decodeURL(attrs, ctx, urlAttr, false, &s.URL)
+		d.decodeURL(attrs, ctx, readyAttr, true, &s.Ready)
+		decodeInto(d, attrs, ctx, envAttr, &s.Env)
+		decodeInto(d, attrs, ctx, dirAttr, &s.Dir)
 		if s.URL == "" && s.Ready != "" {
 			u, _ := url.Parse(s.Ready)
 			s.URL = u.Scheme + "://" + u.Host
@@ -124,43 +109,29 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 				"Server %q needs \"url\" (its base URL) or \"ready\" (a URL polled until it answers), so that benchmarks know where it listens.", s.Name)
 		}
 	} else {
-		attr := attrs["builtin"]
-		if d.stringAttr(attr, ctx, &s.Builtin) && !slices.Contains(Builtins, s.Builtin) {
-			d.errorf(attr.Expr.Range().Ptr(), "Unknown builtin server",
-				"There is no builtin server %q; the builtins are %s.%s", s.Builtin, strings.Join(quoteAll(Builtins), ", "), didYouMean(s.Builtin, Builtins))
-		}
+		decodeInto(d, attrs, ctx, builtinAttr, &s.Builtin)
 		s.BodySize = DefaultBodySize
-		if attr := attrs["body_size"]; attr != nil {
-			if v, ok := d.eval(attr.Expr, ctx, cty.DynamicPseudoType, "\"body_size\""); ok && !v.IsNull() {
-				n, diags := paramValue(param.Param{Name: "body_size", Type: param.Size}, v, attr.Expr.Range())
-				d.diags = append(d.diags, diags...)
-				if !diags.HasErrors() {
-					s.BodySize = n.(int64)
-				}
-			}
-		}
-		d.durationAttr(attrs["work"], ctx, mayBeZero, &s.Work)
+		decodeInto(d, attrs, ctx, bodySizeAttr, &s.BodySize)
+		decodeInto(d, attrs, ctx, workAttr, &s.Work)
 		s.URL = ops.ServerURLScheme + s.Name
 	}
 
-	if attr := attrs["version"]; attr != nil {
-		s.Version = d.commandAttr(attr, ctx, s.Name)
+	if attrs[versionAttr.Name] != nil {
+		s.Version = d.decodeCommand(attrs, ctx, versionAttr, s.Name)
 	}
 	if attr := attrs["depends_on"]; attr != nil {
 		s.dependsOn = attr
 	}
-	d.durationAttr(attrs["ready_timeout"], ctx, positive, &s.ReadyTimeout)
-	d.durationAttr(attrs["grace"], ctx, mayBeZero, &s.Grace)
-	if attr := attrs["stop_signal"]; attr != nil {
-		var sig string
-		if d.stringAttr(attr, ctx, &sig) {
-			sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
-			if _, ok := LookupStopSignal(sig); ok {
-				s.StopSignal = sig
-			} else {
-				d.errorf(attr.Expr.Range().Ptr(), "Unknown stop signal",
-					"Servers are stopped with one of %s; got %q.", stopSignalNames(), sig)
-			}
+	decodeInto(d, attrs, ctx, readyTimeoutAttr, &s.ReadyTimeout)
+	decodeInto(d, attrs, ctx, graceAttr, &s.Grace)
+	var sig string
+	if decodeInto(d, attrs, ctx, stopSignalAttr, &sig) {
+		sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
+		if _, ok := LookupStopSignal(sig); ok {
+			s.StopSignal = sig
+		} else {
+			d.errorf(attrs[stopSignalAttr.Name].Expr.Range().Ptr(), "Unknown stop signal",
+				"Servers are stopped with one of %s; got %q.", stopSignalNames(), sig)
 		}
 	}
 	if d.diags.HasErrors() {
@@ -169,37 +140,40 @@ func (l *loader) decodeServerBlock(b *hcl.Block) (*Server, hcl.Diagnostics) {
 	return s, d.diags
 }
 
-// commandAttr decodes a list of strings that names a program and its
-// arguments: a server's command or its version command.
-func (l *loader) commandAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, server string) []string {
-	v, ok := l.eval(attr.Expr, ctx, cty.List(cty.String), fmt.Sprintf("%q", attr.Name))
-	if !ok {
-		return nil
-	}
-	if v.IsNull() || v.LengthInt() == 0 {
-		l.errorf(attr.Expr.Range().Ptr(), "Empty server command", "The %s of server %q is empty; name the program to start.", attr.Name, server)
+// decodeCommand decodes a list of strings that names a program and its
+// arguments: a server's command or its version command. Null is empty.
+func (l *loader) decodeCommand(attrs hcl.Attributes, ctx *hcl.EvalContext, p param.Param, server string) []string {
+	attr := attrs[p.Name]
+	v, diags := evaluate(attr.Expr, ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() {
 		return nil
 	}
 	var argv []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() {
-			l.errorf(attr.Expr.Range().Ptr(), "Invalid server command", "The %s of server %q holds a null argument.", attr.Name, server)
+	if !v.IsNull() {
+		gv, diags := paramValue(p, v, attr.Expr.Range())
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
 			return nil
 		}
-		argv = append(argv, e.AsString())
+		argv = gv.([]string)
+	}
+	if len(argv) == 0 {
+		l.errorf(attr.Expr.Range().Ptr(), "Empty server command", "The %s of server %q is empty; name the program to start.", p.Name, server)
+		return nil
 	}
 	return argv
 }
 
-// urlAttr decodes an absolute http or https URL, or, where tcp is true, a
-// tcp://HOST:PORT address (a server that speaks something other than HTTP
-// is ready once it accepts a connection).
-func (l *loader) urlAttr(attr *hcl.Attribute, ctx *hcl.EvalContext, tcp bool, dst *string) {
+// decodeURL decodes an absolute http or https URL, or, where tcp is true,
+// a tcp://HOST:PORT address (a server that speaks something other than
+// HTTP is ready once it accepts a connection).
+func (l *loader) decodeURL(attrs hcl.Attributes, ctx *hcl.EvalContext, p param.Param, tcp bool, dst *string) {
 	var s string
-	if attr == nil || !l.stringAttr(attr, ctx, &s) || s == "" {
+	if !decodeInto(l, attrs, ctx, p, &s) || s == "" {
 		return
 	}
+	attr := attrs[p.Name]
 	u, err := url.Parse(s)
 	if tcp && err == nil && u.Scheme == "tcp" {
 		if u.Port() == "" || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {

@@ -46,10 +46,8 @@ func (l *loader) decodeVariables(blocks []*hcl.Block) {
 				v.ty = ty
 			}
 		}
-		if attr := content.Attributes["description"]; attr != nil {
-			var s string
-			l.stringAttr(attr, nil, &s)
-		}
+		var description string
+		decodeInto(l, content.Attributes, nil, descriptionAttr, &description)
 		if attr := content.Attributes["default"]; attr != nil {
 			val, ok := l.eval(attr.Expr, nil, v.ty, fmt.Sprintf("the default of variable %q", b.Labels[0]))
 			switch {

@@ -20,7 +20,7 @@ benchmark "ok" {
 
 benchmark "repeat" {
   op     = "noop"
-  repeat = 0 # ERROR: Invalid count
+  repeat = 0 # ERROR: Invalid parameter value
 }
 
 benchmark "near_2_63" {
@@ -35,7 +35,7 @@ benchmark "max_iterations" {
 
 benchmark "repeat_int32" {
   op     = "noop"
-  repeat = 2147483647 # ERROR: Invalid count
+  repeat = 2147483647 # ERROR: Invalid parameter value
 }
 
 benchmark "huge_literal" {
@@ -45,7 +45,7 @@ benchmark "huge_literal" {
 
 benchmark "huge_repeat" {
   op     = "noop"
-  repeat = 1e9000 # ERROR: Invalid count
+  repeat = 1e9000 # ERROR: Invalid parameter value
 }
 
 benchmark "huger_literal" {

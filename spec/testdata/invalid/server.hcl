@@ -8,7 +8,7 @@ server "neither" { # ERROR: Missing server command
 }
 
 server "typo" {
-  builtin = "statik" # ERROR: Unknown builtin server
+  builtin = "statik" # ERROR: Value not allowed
 }
 
 server "nourl" { # ERROR: Missing server URL

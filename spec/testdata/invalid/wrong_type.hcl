@@ -6,7 +6,7 @@ benchmark "write" {
   op     = "file.write"
   size   = "1MB"
   atomic = "yes" # ERROR: Invalid parameter value
-  label  = ["not", "a", "string"] # ERROR: Incorrect value type
+  label  = ["not", "a", "string"] # ERROR: Invalid parameter value
 }
 
 benchmark "load" {
