@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/specrun/specrun/report"
@@ -34,7 +36,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	shards := make([]*results.Result, len(paths))
 	for i, p := range paths {
-		if shards[i], err = results.ReadFile(p); err != nil {
+		if shards[i], err = readShard(p); err != nil {
 			return usageError("%v", err)
 		}
 	}
@@ -61,6 +63,36 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return table.Report(stdout, m)
+}
+
+// readShard reads a shard's result: a result file, or the log of a pod
+// that ran `run --result -`, where kubectl logs mixes specrun's warnings
+// on stderr with the JSON on stdout. Of a log, the lines from the first
+// that is "{" to the last that is "}" are the result.
+func readShard(path string) (*results.Result, error) {
+	r, err := results.ReadFile(path)
+	if err == nil {
+		return r, nil
+	}
+	data, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return nil, err
+	}
+	begin := bytes.Index(data, []byte("\n{\n"))
+	if bytes.HasPrefix(data, []byte("{\n")) {
+		begin = -1
+	} else if begin < 0 {
+		return nil, err
+	}
+	end := bytes.LastIndex(data, []byte("\n}\n"))
+	if end <= begin+1 {
+		return nil, err
+	}
+	r, derr := results.Decode(data[begin+1 : end+3])
+	if derr != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, derr)
+	}
+	return r, nil
 }
 
 // judgeStored judges the assertions of the spec a result carries on it;

@@ -193,6 +193,20 @@ benchmark "sum" {
 	}
 	refuse("shards of different specs do not merge", shard(0), otherFile, shard(2))
 	refuse("both shard 0/3", shard(0), shard(0), shard(2))
+
+	// A pod's log: warnings on stderr around the JSON on stdout.
+	data, err := os.ReadFile(shard(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "pod1.log")
+	data = append(append([]byte("specrun: warning: the machine is busy\n"), data...), "specrun: warning: after\n"...)
+	if err := os.WriteFile(log, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"merge", "--result", filepath.Join(dir, "fromlogs.json"), shard(0), log, shard(2)}, &stdout, &stderr); code != 0 {
+		t.Errorf("merge of a pod's log exited %d: %s", code, stderr.String())
+	}
 }
 
 func TestShardFewerConnectionsThanShardsIsRefused(t *testing.T) {
