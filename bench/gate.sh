@@ -57,7 +57,7 @@ gate baseline-slower-10 fail=program env BASELINE="$out/baseline.json" examples/
 gate baseline-slower-50 fail=program env BASELINE="$out/baseline.json" examples/ci/gate.sh baseline "$bin/spin" -slower 50
 
 echo
-echo "# base and head interleaved in one run (examples/ci/ab.hcl, threshold 3%, --strict)"
+echo "# base and head interleaved in one run (examples/ci/ab.hcl, threshold 5%, --strict)"
 printf '%-22s %-22s %-7s %-3s %7s  %s\n' gate want status ok wall "verdicts that did not pass"
 for i in $(seq "$reruns"); do
 	gate "ab-same-$i" pass examples/ci/gate.sh ab "$bin/spin" "$bin/spin"

@@ -37,11 +37,12 @@ benchmark "program" {
   iterations = 3
 }
 
-# Changes under 3% are noise, never a failure; a head significantly slower
-# than that fails (and an undecided one fails under --strict).
+# Changes under 5% are noise, never a failure: unchanged builds came out
+# within [0.98, 1.05] of each other on a shared 2-core VM. A head
+# significantly slower than that fails (an undecided one under --strict).
 assert "head_not_slower" {
   description = "the head build is not slower than the base"
   value       = benchmark.program["build=head"].cpu_ns / benchmark.program["build=base"].cpu_ns
   max         = 1
-  threshold   = "3%"
+  threshold   = "5%"
 }
