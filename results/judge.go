@@ -140,7 +140,7 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 	case Fail:
 		a.Message = moved(refs.reads, curMed, baseMed)
 	case Inconclusive:
-		a.Message = "the " + Percent(a.Interval.Confidence) + " interval straddles a bound: rerun with more repeats to decide"
+		a.Message = "the " + Percent(a.Interval.Confidence) + " interval straddles a bound: rerun with more repeats, or repeat = \"auto\", to decide"
 	case Pass:
 		a.Message = noise
 	}

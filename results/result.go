@@ -161,7 +161,8 @@ type Interval struct {
 	// Confidence is the interval's actual level: at least 0.95 for a
 	// MedianCI, 1 - 2*0.5^n for the Range of n runs (0.75 for three), 1 for
 	// a Point; for a Bootstrap the nominal 0.95, or with fewer than six runs
-	// of an instance the value reads, the level of that instance's range.
+	// of an instance the value reads, the level of that instance's range;
+	// under repeat = "auto" the level of each look, 1 - 0.05/looks.
 	Confidence float64      `json:"confidence"`
 	Kind       IntervalKind `json:"kind"`
 }
