@@ -45,6 +45,10 @@ type Config struct {
 	// settled (repeat = "auto"), whether it has run enough; nil settles on
 	// the precision of each median alone.
 	Settler Settler
+	// Together lists sets of instances to run interleaved as one group,
+	// such as those one assertion compares under repeat = "auto", so that
+	// they keep alternating (A B A B) for as long as they run on.
+	Together [][]string
 	// Budget bounds the whole run's time for such benchmarks: at a look,
 	// one whose runs to the next look would end past it stops; 0 is no bound.
 	Budget time.Duration
@@ -130,7 +134,7 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 	}
 
 	index := 0
-	groups := interleaved(selected)
+	groups := linked(interleaved(selected), cfg.Together)
 	stops := serverStops(groups)
 	for gi, group := range groups {
 		if ctx.Err() != nil {
@@ -143,6 +147,15 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 		}
 		r.runGroup(insts)
 		r.stopServers(stops[gi])
+	}
+	if len(cfg.Together) > 0 { // merged groups ran out of order
+		order := map[string]int{}
+		for i, b := range selected {
+			order[b.Name] = i
+		}
+		sort.SliceStable(r.out.Benchmarks, func(i, j int) bool {
+			return order[r.out.Benchmarks[i].Name] < order[r.out.Benchmarks[j].Name]
+		})
 	}
 	r.strayWarnings()
 	r.out.Interrupted = ctx.Err() != nil
@@ -388,4 +401,56 @@ func interleaved(bs []*spec.Benchmark) [][]*spec.Benchmark {
 		i = j
 	}
 	return groups
+}
+
+// linked merges the groups that hold instances of one set of together
+// into the first of them, keeping plan order within the merged group.
+func linked(groups [][]*spec.Benchmark, together [][]string) [][]*spec.Benchmark {
+	if len(together) == 0 {
+		return groups
+	}
+	owner := make([]int, len(groups)) // the group each was merged into
+	byName := map[string]int{}
+	for gi, g := range groups {
+		owner[gi] = gi
+		for _, b := range g {
+			byName[b.Name] = gi
+		}
+	}
+	root := func(gi int) int {
+		for owner[gi] != gi {
+			gi = owner[gi]
+		}
+		return gi
+	}
+	for _, set := range together {
+		first := -1
+		for _, name := range set {
+			gi, ok := byName[name]
+			if !ok {
+				continue
+			}
+			gi = root(gi)
+			switch {
+			case first < 0:
+				first = gi
+			case gi < first:
+				owner[first], first = gi, gi
+			case gi > first:
+				owner[gi] = first
+			}
+		}
+	}
+	var out [][]*spec.Benchmark
+	index := map[int]int{}
+	for gi, g := range groups {
+		r := root(gi)
+		if i, ok := index[r]; ok {
+			out[i] = append(out[i], g...)
+			continue
+		}
+		index[r] = len(out)
+		out = append(out, append([]*spec.Benchmark(nil), g...))
+	}
+	return out
 }

@@ -98,3 +98,31 @@ func TestRepeatFlagOverridesAuto(t *testing.T) {
 		t.Errorf("%d runs, want 4", got)
 	}
 }
+
+func TestTogetherInterleavesAcrossBlocks(t *testing.T) {
+	rec, clock := &recorder{}, &fakeClock{}
+	a := autoBench("a", &testOp{rec: rec, clock: clock, cost: time.Nanosecond}, 50, time.Hour)
+	m := bench("middle", 100, &testOp{rec: rec, clock: clock, cost: time.Nanosecond})
+	b := autoBench("b", &testOp{rec: rec, clock: clock, cost: time.Nanosecond}, 50, time.Hour)
+	a.Interleave, b.Interleave = false, false
+	var groups [][]string
+	settler := SettlerFunc(func(l Look) bool {
+		groups = append(groups, l.Group)
+		return true
+	})
+	out := Run(context.Background(), plan(a, m, b), Config{now: clock.now, Settler: settler, Together: [][]string{{"b", "a"}}})
+	if diff := cmp.Diff([][]string{{"a", "b"}}, groups); diff != "" {
+		t.Errorf("groups looked at (-want +got):\n%s", diff)
+	}
+	want := []string{"a:100", "b:100", "a:100", "b:100"}
+	if diff := cmp.Diff(want, rec.calls[:4]); diff != "" {
+		t.Errorf("first runs (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, got := range out.Benchmarks {
+		names = append(names, got.Name)
+	}
+	if diff := cmp.Diff([]string{"a", "middle", "b"}, names); diff != "" {
+		t.Errorf("benchmarks (-want +got):\n%s", diff)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
 	"github.com/specrun/specrun/spec"
@@ -64,4 +66,26 @@ func settler(plan *spec.Plan, base *results.Result) runner.Settler {
 	return runner.SettlerFunc(func(l runner.Look) bool {
 		return l.Rule.Settled(exps, &results.Result{Benchmarks: l.Benchmarks}, base, l.Group)
 	})
+}
+
+// together lists, per assertion, the instances with repeat = "auto" that
+// it compares, so that the runner keeps them interleaved while they run on.
+func together(plan *spec.Plan) [][]string {
+	auto := map[string]bool{}
+	for _, b := range plan.Benchmarks {
+		auto[b.Name] = b.RepeatAuto
+	}
+	var sets [][]string
+	for _, a := range plan.Asserts {
+		var set []string
+		for _, r := range a.Refs {
+			if !r.Baseline && auto[r.Instance] && !slices.Contains(set, r.Instance) {
+				set = append(set, r.Instance)
+			}
+		}
+		if len(set) > 1 {
+			sets = append(sets, set)
+		}
+	}
+	return sets
 }

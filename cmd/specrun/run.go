@@ -178,6 +178,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		cfg.Observer = prog // a nil *progress would be a non-nil Observer
 	}
 	cfg.Settler = settler(plan, base)
+	if *repeat == 0 {
+		cfg.Together = together(plan)
+	}
 	var late time.Duration
 	var startWarning string
 	if !at.IsZero() {
