@@ -239,13 +239,14 @@ func mergeBenchmark(bs []*Benchmark) (Benchmark, error) {
 	}
 	out.NsPerOp, out.Metrics = Summary{}, nil
 	if len(out.Runs) > 0 {
-		out.NsPerOp, out.Metrics = summarizeRuns(out.Runs)
+		out.NsPerOp, out.Metrics = SummarizeRuns(out.Runs)
 	}
 	return out, nil
 }
 
-// summarizeRuns summarises ns/op and every metric that all runs have.
-func summarizeRuns(runs []Run) (Summary, map[string]Summary) {
+// SummarizeRuns summarises ns/op and every metric that all runs have, as
+// a Result holds them; runs is not empty.
+func SummarizeRuns(runs []Run) (Summary, map[string]Summary) {
 	ns := make([]float64, len(runs))
 	for i, r := range runs {
 		ns[i] = r.NsPerOp

@@ -78,27 +78,13 @@ func (r *runner) summarize(in *instance) {
 	if len(runs) == 0 {
 		return
 	}
-	nsPerOp := make([]float64, len(runs))
 	totals := make([]float64, len(runs))
 	for i, run := range runs {
-		nsPerOp[i] = run.NsPerOp
 		totals[i] = float64(run.TotalNs)
 	}
-	in.res.NsPerOp = results.Summarize(nsPerOp)
+	in.res.NsPerOp, in.res.Metrics = results.SummarizeRuns(runs)
 	for _, w := range in.res.NsPerOp.Warnings {
 		r.warn(w)
-	}
-	in.res.Metrics = map[string]results.Summary{}
-	for name := range runs[0].Metrics {
-		xs := make([]float64, 0, len(runs))
-		for _, run := range runs {
-			if v, ok := run.Metrics[name]; ok {
-				xs = append(xs, v)
-			}
-		}
-		if len(xs) == len(runs) {
-			in.res.Metrics[name] = results.Summarize(xs)
-		}
 	}
 	if total := results.Summarize(totals); time.Duration(total.Median) < ShortRun {
 		r.warn(fmt.Sprintf("%s: a run lasts %v, too short to time precisely (under %v); raise its iterations",
