@@ -86,21 +86,15 @@ type blockInfo struct {
 }
 
 func (l *loader) errorf(subject *hcl.Range, summary, format string, args ...any) {
-	l.diags = append(l.diags, &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  summary,
-		Detail:   fmt.Sprintf(format, args...),
-		Subject:  subject,
-	})
+	l.report(hcl.DiagError, subject, summary, fmt.Sprintf(format, args...))
 }
 
 func (l *loader) warnf(subject *hcl.Range, summary, format string, args ...any) {
-	l.diags = append(l.diags, &hcl.Diagnostic{
-		Severity: hcl.DiagWarning,
-		Summary:  summary,
-		Detail:   fmt.Sprintf(format, args...),
-		Subject:  subject,
-	})
+	l.report(hcl.DiagWarning, subject, summary, fmt.Sprintf(format, args...))
+}
+
+func (l *loader) report(severity hcl.DiagnosticSeverity, subject *hcl.Range, summary, detail string) {
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: severity, Summary: summary, Detail: detail, Subject: subject})
 }
 
 // result drops repeated diagnostics: every instance of a matrix evaluates
