@@ -94,7 +94,10 @@ var httpMetrics = append([]Metric{
 	{Name: "client_cpu_ns_per_request", Unit: "ns", Doc: "specrun's own CPU time (user+sys) over requests: the load generator's cost."},
 	{Name: "server_cpu_ns", Unit: "ns", Doc: "The server's CPU time (user+sys of its process group) during the phase; server blocks only."},
 	{Name: "server_cpu_ns_per_request", Unit: "ns", Doc: "server_cpu_ns over requests."},
-	{Name: "server_max_rss_bytes", Unit: "bytes", Doc: "The server's peak resident set size during the phase."},
+	{Name: "server_max_rss_bytes", Unit: "bytes", Doc: "The server's peak resident set size during the phase: of its whole process group, summed over its processes (workers and wrapped children count)."},
+	{Name: "server_own_max_rss_bytes", Unit: "bytes", Doc: "The peak resident set size of the server's main process alone (its VmHWM), beside the group's server_max_rss_bytes."},
+	{Name: "server_cpu_percent", Unit: "%", Doc: "server_cpu_ns over the phase's elapsed time, as top's %CPU: 100 is one CPU busy throughout."},
+	{Name: "server_threads", Unit: "count", Doc: "The most threads the server's process group had at once during the phase, sampled."},
 }, connectionTimeMetrics()...)
 
 // latencyDef says what latency_* measure, and which figures are raw.
@@ -454,10 +457,15 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 		m[row+"_max_ns"] = float64(d.max)
 	}
 	if watch != nil {
-		cpu, rss := watch.Stop()
-		m["server_cpu_ns"] = float64(cpu)
-		m["server_cpu_ns_per_request"] = float64(cpu) / reqs
-		m["server_max_rss_bytes"] = float64(rss)
+		f := watch.Stop()
+		m["server_cpu_ns"] = float64(f.CPU)
+		m["server_cpu_ns_per_request"] = float64(f.CPU) / reqs
+		if elapsed > 0 {
+			m["server_cpu_percent"] = 100 * float64(f.CPU) / float64(elapsed)
+		}
+		m["server_max_rss_bytes"] = float64(f.GroupRSS)
+		m["server_own_max_rss_bytes"] = float64(f.OwnRSS)
+		m["server_threads"] = float64(f.MaxThreads)
 		if err := watch.Exited(); err != nil {
 			return Sample{}, fmt.Errorf("http: %w", err)
 		}

@@ -20,7 +20,9 @@ type procWatch struct {
 	leader procfs.Proc // the server's main process as the watch began
 	pids   []int
 	cpu0   time.Duration
-	peak   atomic.Int64
+	peak   atomic.Int64 // the group's RSS, summed over its processes
+	own    atomic.Int64 // the main process's own RSS
+	thr    atomic.Int64 // the most threads the group had at once
 	done   chan struct{}
 	wg     sync.WaitGroup
 }
@@ -34,7 +36,7 @@ func watchProcs(pid int) *procWatch {
 		procfs.ResetHWM(p) // where it cannot be reset, the peak is the process's whole life's
 	}
 	w.cpu0 = w.cpu()
-	w.peak.Store(w.rss())
+	w.sample()
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -45,27 +47,59 @@ func watchProcs(pid int) *procWatch {
 			case <-w.done:
 				return
 			case <-t.C:
-				if r := w.rss(); r > w.peak.Load() {
-					w.peak.Store(r)
-				}
+				w.sample()
 			}
 		}
 	}()
 	return w
 }
 
-// Stop ends the watch and returns the group's CPU time since the start and
-// its peak RSS in bytes.
-func (w *procWatch) Stop() (cpu time.Duration, peakRSS int64) {
+// Figures are what a watch saw of a server over a load phase.
+type Figures struct {
+	CPU        time.Duration // user+sys of the whole group
+	GroupRSS   int64         // peak resident set of the group, summed over its processes, bytes
+	OwnRSS     int64         // peak resident set of the server's main process alone, bytes
+	MaxThreads int           // the most threads the group had at once
+}
+
+// Stop ends the watch and returns what it saw: the group's CPU time since
+// the start, its peak RSS and the main process's own, and its threads.
+func (w *procWatch) Stop() Figures {
 	close(w.done)
 	w.wg.Wait()
-	peak := max(w.peak.Load(), w.rss())
-	for _, p := range w.pids {
+	w.sample()
+	peak, own := w.peak.Load(), w.own.Load()
+	for i, p := range w.pids {
 		if hwm, err := procfs.HWM(p); err == nil {
+			if i == 0 {
+				own = max(own, hwm) // pids[0] is the leader
+			}
 			peak = max(peak, hwm)
 		}
 	}
-	return max(w.cpu()-w.cpu0, 0), peak
+	return Figures{CPU: max(w.cpu()-w.cpu0, 0), GroupRSS: max(peak, own), OwnRSS: own, MaxThreads: int(w.thr.Load())}
+}
+
+// sample records the group's RSS and threads now, where above their peaks.
+func (w *procWatch) sample() {
+	var rss, own, thr int64
+	for i, p := range w.pids {
+		if s, err := procfs.Stat(p); err == nil && s.Alive() {
+			rss += s.RSS
+			thr += int64(s.Threads)
+			if i == 0 {
+				own = s.RSS
+			}
+		}
+	}
+	for _, m := range []struct {
+		v *atomic.Int64
+		n int64
+	}{{&w.peak, rss}, {&w.own, own}, {&w.thr, thr}} {
+		if m.n > m.v.Load() {
+			m.v.Store(m.n)
+		}
+	}
 }
 
 // Exited is an error when the server's main process, alive when the watch
@@ -89,16 +123,6 @@ func (w *procWatch) cpu() time.Duration {
 		}
 	}
 	return cpu
-}
-
-func (w *procWatch) rss() int64 {
-	var rss int64
-	for _, p := range w.pids {
-		if s, err := procfs.Stat(p); err == nil && s.Alive() {
-			rss += s.RSS
-		}
-	}
-	return rss
 }
 
 // groupPIDs lists the process group pgid for a watch: pgid first, then its

@@ -102,10 +102,21 @@ func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 	}
 	optional("Transfer rate", "%.2f [Kbytes/sec] received", "transfer_bytes_per_sec", 1.0/1024)
 	if cpu, ok := m("server_cpu_ns"); ok {
-		line("Server CPU (user+sys)", "%.3f seconds (%.1f [us] per request)", cpu/1e9, get("server_cpu_ns_per_request")/1e3)
+		if pct, ok := m("server_cpu_percent"); ok {
+			line("Server CPU (user+sys)", "%.3f seconds (%.1f [us] per request, %.1f%% CPU)", cpu/1e9, get("server_cpu_ns_per_request")/1e3, pct)
+		} else {
+			line("Server CPU (user+sys)", "%.3f seconds (%.1f [us] per request)", cpu/1e9, get("server_cpu_ns_per_request")/1e3)
+		}
+	}
+	if n, ok := m("server_threads"); ok {
+		line("Server threads", "%.0f (most at once, process group)", n)
 	}
 	if rss, ok := m("server_max_rss_bytes"); ok {
-		line("Server max RSS", "%.1f [MB]", rss/(1<<20))
+		if own, ok := m("server_own_max_rss_bytes"); ok {
+			line("Server max RSS", "%.1f [MiB] (process group), %.1f [MiB] (main process)", rss/(1<<20), own/(1<<20))
+		} else {
+			line("Server max RSS", "%.1f [MiB] (process group)", rss/(1<<20))
+		}
 	}
 
 	percentiles := false
