@@ -23,7 +23,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	svg := fs.String("svg", "", "also draw the comparison as a grouped bar chart to `FILE`; an existing FILE needs --force")
 	out := fs.String("o", "", "write the comparison to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
-	force := fs.Bool("force", false, "replace the -o and --svg files if they exist")
+	force := fs.Bool("force", false, "replace the -o, --svg and --export files if they exist")
+	exports := exportFlag(fs, report.ComparisonFormats())
 	gate := fs.String("fail-on-regression", "", "exit 1 when a later result is significantly worse than the first by more than `PCT` (\"5%\"), in the metric's better direction, and list those benchmarks on stderr")
 	var cf chartFlags
 	cf.register(fs)
@@ -60,6 +61,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError("--format: %v", err)
 	}
+	if err := checkExports(*exports, *force); err != nil {
+		return err
+	}
 	var rs []*results.Result
 	for _, p := range paths {
 		r, err := results.ReadFile(p)
@@ -88,6 +92,17 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		if err := writeOutput(*svg, *force, nil, func(w io.Writer) error { return report.CompareSVG{Chart: opt.Chart}.Report(w, c) }); err != nil {
 			return err
 		}
+	}
+	fileOpt := opt
+	fileOpt.Color = false
+	if err := writeExports(*exports, *force, func(format string, w io.Writer) error {
+		rep, err := report.ComparisonFormatWith(format, fileOpt)
+		if err != nil {
+			return err
+		}
+		return rep.Report(w, c)
+	}); err != nil {
+		return err
 	}
 	if threshold < 0 {
 		return nil

@@ -20,7 +20,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "auto", "report format: "+autoFormat+report.FormatHelp(false))
 	sortBy := fs.String("sort", "time", "row order: time (by median time per op) or spec (as the spec lists them)")
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
-	force := fs.Bool("force", false, "replace the -o file if it exists")
+	force := fs.Bool("force", false, "replace the -o and --export files if they exist")
+	exports := exportFlag(fs, report.Formats())
 	var cf chartFlags
 	cf.register(fs)
 	var tf tableFlags
@@ -54,7 +55,21 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := report.CheckColumns(r, opt.Columns); err != nil {
 		return usageError("--columns: %v", err)
 	}
-	return writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) })
+	if err := checkExports(*exports, *force); err != nil {
+		return err
+	}
+	if err := writeOutput(*out, *force, stdout, func(w io.Writer) error { return rep.Report(w, r) }); err != nil {
+		return err
+	}
+	fileOpt := opt
+	fileOpt.Color = false
+	return writeExports(*exports, *force, func(format string, w io.Writer) error {
+		rep, err := sortedReporter(format, *sortBy, fileOpt)
+		if err != nil {
+			return err
+		}
+		return rep.Report(w, r)
+	})
 }
 
 // sortedReporter is the reporter for --format with rows in --sort order:

@@ -57,7 +57,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	mustBaseline := fs.Bool("require-baseline", false, "make an assertion that reads a missing baseline figure an error rather than a skip")
 	budget := fs.Duration("budget", 0, "stop benchmarks with repeat = \"auto\" at the look before the run would pass `DURATION` in all (\"10m\"); 0 is no bound")
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
-	force := fs.Bool("force", false, "replace result files that already exist")
+	force := fs.Bool("force", false, "replace result and --export files that already exist")
+	exports := exportFlag(fs, report.Formats())
 	var cf chartFlags
 	cf.register(fs)
 	var tf tableFlags
@@ -154,6 +155,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// cannot take the files is found before minutes of benchmarks rather
 	// than after. The check writes a probe file, which a second signal
 	// waits for, as it waits for the result files.
+	if err := checkExports(*exports, *force); err != nil {
+		return err
+	}
 	started := time.Now().UTC()
 	var names resultNames
 	if toStdout {
@@ -220,7 +224,18 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// that the measurements are not lost with them. A second signal waits
 	// for the files rather than leave a temporary one behind.
 	var writeErr error
-	signals.whileWriting(func() { writeErr = writeResult(r, names, *sortBy, opt, stderr) })
+	signals.whileWriting(func() {
+		writeErr = writeResult(r, names, *sortBy, opt, stderr)
+		fileOpt := opt
+		fileOpt.Color = false
+		writeErr = errors.Join(writeErr, writeExports(*exports, *force, func(format string, w io.Writer) error {
+			rep, err := sortedReporter(format, *sortBy, fileOpt)
+			if err != nil {
+				return err
+			}
+			return rep.Report(w, r)
+		}))
+	})
 	if err := reporter.Report(stdout, r); err != nil {
 		writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
 	}

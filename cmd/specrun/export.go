@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// export is one --export FORMAT=FILE: a rendering written to a file
+// besides what stdout shows, as hyperfine's --export-* are.
+type export struct{ format, file string }
+
+// exportFlag registers the repeatable --export on fs; formats are the
+// names it takes.
+func exportFlag(fs *flag.FlagSet, formats []string) *[]export {
+	var exports []export
+	fs.Func("export", "also write `FORMAT=FILE` ("+strings.Join(formats, ", ")+"; repeatable); an existing FILE needs --force", func(s string) error {
+		format, file, ok := strings.Cut(s, "=")
+		if !ok || format == "" || file == "" {
+			return fmt.Errorf("want FORMAT=FILE, got %q", s)
+		}
+		if format == "markdown" {
+			format = "md"
+		}
+		if !slices.Contains(formats, format) {
+			return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(formats, ", "))
+		}
+		for _, e := range exports {
+			if e.file == file {
+				return fmt.Errorf("%s is exported twice", file)
+			}
+		}
+		exports = append(exports, export{format, file})
+		return nil
+	})
+	return &exports
+}
+
+// checkExports refuses, before anything runs, an export file that exists
+// (unless force) or whose directory does not.
+func checkExports(exports []export, force bool) error {
+	for _, e := range exports {
+		if _, err := os.Lstat(e.file); err == nil && !force {
+			return usageError("--export %s=%s: %s exists (use --force to replace it)", e.format, e.file, e.file)
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return usageError("--export %s=%s: %v", e.format, e.file, err)
+		}
+	}
+	return nil
+}
+
+// writeExports renders each export to its file, atomically; render gives
+// the renderer of a format.
+func writeExports(exports []export, force bool, render func(format string, w io.Writer) error) error {
+	var errs []error
+	for _, e := range exports {
+		if err := writeOutput(e.file, force, nil, func(w io.Writer) error { return render(e.format, w) }); err != nil {
+			errs = append(errs, fmt.Errorf("--export %s=%s: %w", e.format, e.file, err))
+		}
+	}
+	return errors.Join(errs...)
+}
