@@ -99,18 +99,6 @@ func NewOutput(through io.Writer) (*Output, error) {
 	return o, nil
 }
 
-// NewOutputFrom drains r (the read end of a pipe the caller made) like
-// NewOutput's own; it closes r when the writers are gone.
-func NewOutputFrom(r io.ReadCloser) *Output {
-	o := &Output{done: make(chan struct{})}
-	go func() {
-		defer close(o.done)
-		defer r.Close()
-		io.Copy(&o.Tail, r)
-	}()
-	return o
-}
-
 // Last is the end of what was written (at most maxLines), once what is in
 // the pipe is read or a short wait has passed (a process left behind may
 // still write).
