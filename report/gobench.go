@@ -84,7 +84,9 @@ func (g GoBench) Report(w io.Writer, r *results.Result) error {
 			fmt.Fprintf(bw, "%s\t%d\t%s ns/op", name, run.Iterations, goBenchFloat(run.NsPerOp))
 			metrics := make([]string, 0, len(run.Metrics))
 			for m := range run.Metrics {
-				metrics = append(metrics, m)
+				if !specrunHeap(b, m) {
+					metrics = append(metrics, m)
+				}
 			}
 			sort.Strings(metrics)
 			for _, m := range metrics {
@@ -99,6 +101,14 @@ func (g GoBench) Report(w io.Writer, r *results.Result) error {
 		return fmt.Errorf("write go benchmark format: %w", err)
 	}
 	return nil
+}
+
+// specrunHeap reports a metric that is specrun's own heap use rather
+// than the benchmark's: an exec benchmark's allocations are those of
+// spawning the command, not of the command, so B/op and allocs/op would
+// mislead a benchstat table.
+func specrunHeap(b *results.Benchmark, name string) bool {
+	return b.Op == "exec" && (name == metric.BytesPerOp || name == metric.AllocsPerOp)
 }
 
 // GoBenchName is an instance's name in the Go benchmark format:

@@ -94,3 +94,30 @@ func TestMarkdownColumns(t *testing.T) {
 		t.Errorf("unknown column: %v", err)
 	}
 }
+
+// An exec benchmark's B/op and allocs/op are specrun's own spawning, not
+// the command's: gobench leaves them out, and keeps them for in-process ops.
+func TestGoBenchDropsExecHeap(t *testing.T) {
+	r := kindsResult()[0]
+	r.Benchmarks = append(r.Benchmarks, goldenResult().Benchmarks[2]) // 16 byte memcpy, in process
+	for i := range r.Benchmarks {
+		for j := range r.Benchmarks[i].Runs {
+			r.Benchmarks[i].Runs[j].Metrics["bytes_per_op"] = 11064
+			r.Benchmarks[i].Runs[j].Metrics["allocs_per_op"] = 40
+		}
+	}
+	var buf bytes.Buffer
+	if err := (GoBench{}).Report(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "BenchmarkGzip/") && strings.Contains(l, "B/op"):
+			t.Errorf("exec line has specrun's heap: %s", l)
+		case strings.HasPrefix(l, "BenchmarkGzip/") && !strings.Contains(l, "user-ns"):
+			t.Errorf("exec line lost its own metrics: %s", l)
+		case strings.HasPrefix(l, "BenchmarkMemcpy/") && !strings.Contains(l, "11064 B/op"):
+			t.Errorf("in-process line lost B/op: %s", l)
+		}
+	}
+}
