@@ -57,6 +57,7 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	fmt.Fprintf(bw, "| %s |\n|%s|\n", strings.Join(escapeAll(header), " | "), strings.Join(align, "|"))
 	warnings := map[string]bool{}
 	var warningOrder []string
+	untestable, runs := untestableRuns(c)
 	for _, row := range c.Rows {
 		cells := []string{escape(row.Label)}
 		unit := rowFigure(c, row, m.TimeUnit)
@@ -64,6 +65,10 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 			cells = append(cells, cellText(cell, unit))
 		}
 		for _, d := range row.Deltas {
+			if untestable {
+				cells = append(cells, ratioAlone(d))
+				continue
+			}
 			cells = append(cells, deltaText(c, d))
 			for _, w := range d.Warnings {
 				if !warnings[w] {
@@ -74,7 +79,11 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
 	}
-	if len(warningOrder) > 0 {
+	if untestable {
+		need := runsNeeded(c.Alpha)
+		fmt.Fprintf(bw, "\nNo difference here can be significant: with %s per result, the smallest p the Mann-Whitney U test can give is %.3f, above α = %v. %d runs per result would be needed (repeat = %d).\n",
+			plural(runs, "run"), minP(runs, runs), c.Alpha, need, need)
+	} else if len(warningOrder) > 0 {
 		fmt.Fprintf(bw, "\n? too few runs for a significance test: %s.\n", strings.Join(warningOrder, "; "))
 	}
 	if err := bw.Flush(); err != nil {
@@ -125,6 +134,62 @@ func rowFigure(c *results.Comparison, row results.CompareRow, forced string) fun
 		return func(v float64) string { return digits3(v/b.factor) + " " + b.name + suffix }
 	}
 	return func(v float64) string { return digits3(v) }
+}
+
+// untestableRuns reports whether every ratio of the table is one the test
+// could not judge because the runs are too few, as with three runs a
+// result, and the fewest runs of a compared result: the table then says so
+// once rather than in a column of "?".
+func untestableRuns(c *results.Comparison) (bool, int) {
+	runs, deltas := 0, 0
+	for _, row := range c.Rows {
+		for _, d := range row.Deltas {
+			if d.Ratio == nil {
+				continue
+			}
+			if len(d.Warnings) == 0 {
+				return false, 0
+			}
+			deltas++
+		}
+		for _, cell := range row.Cells {
+			if cell != nil && cell.Error == "" && (runs == 0 || len(cell.Runs) < runs) {
+				runs = len(cell.Runs)
+			}
+		}
+	}
+	if deltas == 0 || runs == 0 || minP(runs, runs) <= c.Alpha {
+		return false, 0
+	}
+	return true, runs
+}
+
+// minP is the smallest two-sided p-value of the Mann-Whitney U test on
+// samples of n and m values without ties: 2 / C(n+m, n).
+func minP(n, m int) float64 {
+	c := 1.0
+	for i := 1; i <= n; i++ {
+		c = c * float64(m+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// runsNeeded is the fewest runs per result at which the test can give a
+// p-value of at most alpha.
+func runsNeeded(alpha float64) int {
+	n := 1
+	for minP(n, n) > alpha && n < 100 {
+		n++
+	}
+	return n
+}
+
+// ratioAlone is a ratio alone, "1.33×", or "N/A".
+func ratioAlone(d results.Delta) string {
+	if d.Ratio == nil {
+		return "N/A"
+	}
+	return strconv.FormatFloat(*d.Ratio, 'f', 2, 64) + "×"
 }
 
 // deltaText is "1.33× slower (p=0.008 n=5)", "~ 1.02× (p=0.421 n=5)",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := (CompareMarkdown{}).Report(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| GET / (build A) | 30.0 MiB | 40.0 MiB | 1.33× ? |"; !strings.Contains(buf.String(), want) {
+	if want := "| GET / (build A) | 30.0 MiB | 40.0 MiB | 1.33× |"; !strings.Contains(buf.String(), want) {
 		t.Errorf("max_rss_bytes comparison lacks %q:\n%s", want, buf.String())
 	}
 }
@@ -142,5 +143,45 @@ func TestCompareWording(t *testing.T) {
 		Interval: results.Interval{Low: 995, High: 1004.4, Confidence: 0.96, Kind: results.MedianCI}}
 	if got := cellText(cell, rowFigure(c, results.CompareRow{Cells: []*results.CompareCell{cell}}, "")); got != "1.00 µs ±0.47%" {
 		t.Errorf("cell reads %q, want 1.00 µs ±0.47%%", got)
+	}
+}
+
+// With three runs a result no row can be significant: the table says so
+// once, with the runs that would be needed, instead of a column of "?".
+func TestCompareTooFewRunsSaidOnce(t *testing.T) {
+	if got := runsNeeded(0.05); got != 4 {
+		t.Errorf("runs needed at α = 0.05: %d, want 4 (2/C(8,4) = 0.029)", got)
+	}
+	if got := minP(3, 3); math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("smallest p with 3 and 3 runs: %v, want 0.1", got)
+	}
+	cell := func(v float64) *results.CompareCell {
+		return &results.CompareCell{Median: v, Runs: []float64{v - 1, v, v + 1}}
+	}
+	r1, r2 := 0.5, 1.5
+	warn := []string{"need >= 4 samples to detect a difference at alpha level 0.05"}
+	c := &results.Comparison{Metric: "ns_per_op", Better: "lower", Unit: "ns", Alpha: 0.05, Labels: []string{"A", "B"},
+		Rows: []results.CompareRow{
+			{Label: "x", Cells: []*results.CompareCell{cell(100), cell(50)}, Deltas: []results.Delta{{Ratio: &r1, P: 0.1, Warnings: warn}}},
+			{Label: "y", Cells: []*results.CompareCell{cell(100), cell(150)}, Deltas: []results.Delta{{Ratio: &r2, P: 0.1, Warnings: warn}}},
+		}}
+	var buf bytes.Buffer
+	if err := (CompareMarkdown{}).Report(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "?") {
+		t.Errorf("a column of ? where no row can be tested:\n%s", out)
+	}
+	want := "with 3 runs per result, the smallest p the Mann-Whitney U test can give is 0.100, above α = 0.05. 4 runs per result would be needed"
+	if strings.Count(out, want) != 1 {
+		t.Errorf("the table does not say once %q:\n%s", want, out)
+	}
+	// One testable row: the others keep their "?".
+	c.Rows[0].Deltas[0].Warnings = nil
+	buf.Reset()
+	CompareMarkdown{}.Report(&buf, c)
+	if !strings.Contains(buf.String(), "1.50× ?") || strings.Contains(buf.String(), "would be needed") {
+		t.Errorf("with one testable row the untestable one keeps its ?:\n%s", buf.String())
 	}
 }
