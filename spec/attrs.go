@@ -21,6 +21,7 @@ var (
 	titleAttr       = param.Param{Name: "title", Type: param.String}
 	descriptionAttr = param.Param{Name: "description", Type: param.String}
 	interleaveAttr  = param.Param{Name: "interleave", Type: param.Bool}
+	everyShardAttr  = param.Param{Name: "every_shard", Type: param.Bool}
 	columnsAttr     = param.Param{Name: "columns", Type: param.Strings}
 	timeUnitAttr    = param.Param{Name: "time_unit", Type: param.String}
 

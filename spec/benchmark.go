@@ -15,7 +15,7 @@ import (
 // benchmarkAttrs are the attributes every benchmark block may have; the
 // rest of its attributes are the op's parameters.
 var benchmarkAttrs = attrSchema(
-	append([]param.Param{opAttr, labelAttr, interleaveAttr}, timingAttrs...), "iterations")
+	append([]param.Param{opAttr, labelAttr, interleaveAttr, everyShardAttr}, timingAttrs...), "iterations")
 
 // axis is one matrix key with all its values.
 type axis struct {
@@ -329,6 +329,7 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 	d.iterationsAttr(attrs["iterations"], ctx, &bm.Iterations)
 	d.decodeTiming(attrs, ctx, &bm.Timing)
 	decodeInto(d, attrs, ctx, interleaveAttr, &bm.Interleave)
+	decodeInto(d, attrs, ctx, everyShardAttr, &bm.EveryShard)
 
 	params := d.fresh()
 	for _, p := range def.Params {

@@ -79,7 +79,10 @@ type Benchmark struct {
 	Iterations int64        // per run; 0 means "auto"
 	Timing                  // the suite's, unless the block sets its own
 	Interleave bool         // run this block's instances round-robin
-	Servers    []string     // the server blocks it loads (Def.Servers), settled here
+	// EveryShard runs a benchmark that is not an http phase whole on every
+	// shard of `run --shard`, rather than on shard 0 only.
+	EveryShard bool
+	Servers    []string // the server blocks it loads (Def.Servers), settled here
 	DeclRange  hcl.Range
 }
 

@@ -48,7 +48,8 @@ func shareOf(total int64, i, n int) int64 {
 
 // shard keeps the plan's part for shard i of n: each http phase's
 // concurrency, requests and rate divided so that the parts add up to the
-// whole, and every other benchmark on shard 0 only. A phase with fewer
+// whole, and every other benchmark on shard 0 only, unless it sets
+// every_shard. A phase with fewer
 // connections (or, counted, requests) than shards cannot be divided
 // without a shard that sends nothing, and is refused.
 func shard(plan *spec.Plan, s shardFlag) error {
@@ -58,7 +59,7 @@ func shard(plan *spec.Plan, s shardFlag) error {
 	var kept []*spec.Benchmark
 	for _, b := range plan.Benchmarks {
 		if b.Op == nil || b.Op.Name != "http" {
-			if s.index == 0 {
+			if s.index == 0 || b.EveryShard {
 				kept = append(kept, b)
 			}
 			continue
