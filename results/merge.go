@@ -147,7 +147,9 @@ func (r *Result) benchmark(name string) *Benchmark {
 // that window, latency percentiles come from the parts' histograms added
 // together, client CPU is summed, and the server's figures are the first
 // part's that has them (they measure the one server all parts loaded).
-// Parts must hold the same runs of a benchmark; r[0] gives the spec,
+// A benchmark whose runs have no wall-clock start was run whole by each
+// part that has it (a non-http benchmark with every_shard): its runs are
+// pooled. Parts must hold the same runs of a benchmark; r[0] gives the spec,
 // suite and environment of the merged result.
 func Merge(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
@@ -223,6 +225,19 @@ func mergeBenchmark(bs []*Benchmark) (Benchmark, error) {
 		}
 	}
 	out.Error = strings.Join(errs, "; ")
+	if !parted(bs) {
+		// Each part ran the whole benchmark (every_shard): its runs are more
+		// runs of the same thing, pooled.
+		out.Params = bs[0].Params
+		out.Runs = nil
+		for _, b := range bs {
+			out.Runs = append(out.Runs, b.Runs...)
+		}
+		if len(out.Runs) > 0 {
+			out.NsPerOp, out.Metrics = SummarizeRuns(out.Runs)
+		}
+		return out, nil
+	}
 	out.Runs = make([]Run, len(bs[0].Runs))
 	out.Iterations = 0
 	for k := range out.Runs {
@@ -242,6 +257,19 @@ func mergeBenchmark(bs []*Benchmark) (Benchmark, error) {
 		out.NsPerOp, out.Metrics = SummarizeRuns(out.Runs)
 	}
 	return out, nil
+}
+
+// parted says whether bs are parts of one load: their runs have a
+// wall-clock start (an http phase), which the window of the whole needs.
+func parted(bs []*Benchmark) bool {
+	for _, b := range bs {
+		for _, r := range b.Runs {
+			if r.StartedAt != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SummarizeRuns summarises ns/op and every metric that all runs have, as

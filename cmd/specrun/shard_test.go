@@ -63,6 +63,12 @@ benchmark "sum" {
   op         = "noop"
   iterations = 1000
 }
+
+benchmark "everywhere" {
+  op          = "noop"
+  iterations  = 1000
+  every_shard = true
+}
 `, ts.URL, requests)
 	if err := os.WriteFile(specFile, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -95,8 +101,8 @@ benchmark "sum" {
 			t.Fatal(err)
 		}
 	}
-	if n := len(shards[1].Benchmarks); n != 1 {
-		t.Errorf("shard 1 ran %d benchmarks, want the http one only", n)
+	if n := len(shards[1].Benchmarks); n != 2 {
+		t.Errorf("shard 1 ran %d benchmarks, want the http one and the every_shard one", n)
 	}
 
 	merged := filepath.Join(dir, "merged.json")
@@ -121,8 +127,13 @@ benchmark "sum" {
 			page = &m.Benchmarks[i]
 		}
 	}
-	if page == nil || len(page.Runs) != 2 || len(m.Benchmarks) != 2 {
+	if page == nil || len(page.Runs) != 2 || len(m.Benchmarks) != 3 {
 		t.Fatalf("merged benchmarks: %+v", m.Benchmarks)
+	}
+	for _, b := range m.Benchmarks {
+		if want := map[string]int{"page": 2, "sum": 2, "everywhere": 6}[b.Benchmark]; len(b.Runs) != want {
+			t.Errorf("merged %s has %d runs, want %d", b.Name, len(b.Runs), want)
+		}
 	}
 	if c, _ := page.ParamNumber("concurrency"); c != 6 {
 		t.Errorf("merged concurrency = %v, want 6", c)
