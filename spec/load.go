@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -308,14 +309,64 @@ func quoteAll(ss []string) []string {
 // after a file:line:col prefix that editors and grep understand. Colour
 // belongs on terminals only.
 func (p *Plan) DiagnosticWriter(w io.Writer, width uint, color bool) hcl.DiagnosticWriter {
-	files := p.sources
-	if files == nil {
-		files = map[string]*hcl.File{}
+	files := map[string]*hcl.File{}
+	for name, f := range p.sources {
+		files[printable(name)] = &hcl.File{Body: f.Body, Bytes: safeSource(f.Bytes), Nav: f.Nav}
+	}
+	if p.sources == nil {
 		for name, src := range p.Files {
-			files[name] = &hcl.File{Bytes: src}
+			files[printable(name)] = &hcl.File{Bytes: safeSource(src)}
 		}
 	}
 	return &diagWriter{w: w, inner: hcl.NewDiagnosticTextWriter(w, files, width, color)}
+}
+
+// safeSource is src with every byte a terminal acts on (C0 controls but
+// tab and newline, DEL, C1 controls, bytes that are not UTF-8) replaced by
+// '?', byte for byte, so that the snippet of a hostile file (a spec stored
+// in someone's result) cannot drive the terminal, and ranges still line up.
+func safeSource(src []byte) []byte {
+	out := src
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if terminalControl(r) || r == utf8.RuneError && size == 1 {
+			if &out[0] == &src[0] {
+				out = bytes.Clone(src)
+			}
+			for j := i; j < i+size; j++ {
+				out[j] = '?'
+			}
+		}
+		i += size
+	}
+	return out
+}
+
+// terminalControl reports whether a terminal acts on r rather than
+// showing it.
+func terminalControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r < 0xa0
+}
+
+// printableRange is r naming its file by its printable name, as the
+// diagnostic writer's files are keyed.
+func printableRange(r *hcl.Range) *hcl.Range {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Filename = printable(r.Filename)
+	return &c
+}
+
+// printable is s with each character a terminal acts on written as its
+// Go escape, for text from a file that a diagnostic quotes.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, terminalControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 type diagWriter struct {
@@ -324,13 +375,19 @@ type diagWriter struct {
 }
 
 func (d *diagWriter) WriteDiagnostic(diag *hcl.Diagnostic) error {
-	if diag != nil && diag.Subject != nil {
-		s := diag.Subject.Start
-		if _, err := fmt.Fprintf(d.w, "%s:%d:%d: ", diag.Subject.Filename, s.Line, s.Column); err != nil {
+	if diag == nil {
+		return d.inner.WriteDiagnostic(diag)
+	}
+	safe := *diag
+	safe.Summary, safe.Detail = printable(diag.Summary), printable(diag.Detail)
+	safe.Subject, safe.Context = printableRange(diag.Subject), printableRange(diag.Context)
+	if safe.Subject != nil {
+		s := safe.Subject.Start
+		if _, err := fmt.Fprintf(d.w, "%s:%d:%d: ", safe.Subject.Filename, s.Line, s.Column); err != nil {
 			return fmt.Errorf("write diagnostic: %w", err)
 		}
 	}
-	return d.inner.WriteDiagnostic(diag)
+	return d.inner.WriteDiagnostic(&safe)
 }
 
 func (d *diagWriter) WriteDiagnostics(diags hcl.Diagnostics) error {
