@@ -190,57 +190,49 @@ func (p *Process) poll(ctx context.Context, target string, timeout time.Duration
 		Timeout:       time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	deadline := time.Now().Add(timeout)
-	wait := 10 * time.Millisecond
-	var last error
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-		if err != nil {
-			return fmt.Errorf("poll ready URL: %w", err)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if p.Exited() { // the answer came from another process
-				return fmt.Errorf("exited before it was ready%s, and something else answered %s", p.exitNote(), target)
-			}
-			return nil // any answer means it serves
-		}
-		last = err
-		select {
-		case <-p.done:
-			return fmt.Errorf("exited before it was ready%s", p.exitNote())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after %v: %s did not answer: %w", timeout, target, last)
-		}
-		wait = min(wait*2, 200*time.Millisecond)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fmt.Errorf("poll ready URL: %w", err)
 	}
+	return p.await(ctx, timeout, target+" did not answer", "something else answered "+target, func() error {
+		resp, err := client.Do(req) // a GET without a body can be sent again
+		if err == nil {
+			resp.Body.Close() // any answer means it serves
+		}
+		return err
+	})
 }
 
 // pollTCP connects to addr until a connection is accepted, the server
 // exits, or timeout passes: the readiness of a server that does not speak
 // HTTP (memcached, a database).
 func (p *Process) pollTCP(ctx context.Context, addr string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	wait := 10 * time.Millisecond
 	var dialer net.Dialer
-	var last error
-	for {
+	return p.await(ctx, timeout, "nothing accepted a connection on "+addr, "something else accepted a connection on "+addr, func() error {
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
 		conn, err := dialer.DialContext(dctx, "tcp", addr)
-		cancel()
 		if err == nil {
 			conn.Close()
+		}
+		return err
+	})
+}
+
+// await calls try, backing off from 10 ms to 200 ms between tries, until
+// it succeeds, the server exits, ctx ends or timeout passes. A success
+// after the server exited came from another process.
+func (p *Process) await(ctx context.Context, timeout time.Duration, silent, impostor string, try func() error) error {
+	deadline := time.Now().Add(timeout)
+	wait := 10 * time.Millisecond
+	for {
+		err := try()
+		if err == nil {
 			if p.Exited() {
-				return fmt.Errorf("exited before it was ready%s, and something else accepted a connection on %s", p.exitNote(), addr)
+				return fmt.Errorf("exited before it was ready%s, and %s", p.exitNote(), impostor)
 			}
 			return nil
 		}
-		last = err
 		select {
 		case <-p.done:
 			return fmt.Errorf("exited before it was ready%s", p.exitNote())
@@ -249,7 +241,7 @@ func (p *Process) pollTCP(ctx context.Context, addr string, timeout time.Duratio
 		case <-time.After(wait):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after %v: nothing accepted a connection on %s: %w", timeout, addr, last)
+			return fmt.Errorf("not ready after %v: %s: %w", timeout, silent, err)
 		}
 		wait = min(wait*2, 200*time.Millisecond)
 	}
