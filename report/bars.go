@@ -86,17 +86,39 @@ func (b *barPanel) height() vg.Length {
 // valueRange is the smallest and largest figure the axis must show,
 // interval ends included.
 func (b *barPanel) valueRange(log bool) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
+	var span axisSpan
 	for _, s := range b.series {
 		for _, br := range s.bars {
-			for _, v := range []float64{br.value, br.low, br.high} {
-				if drawable(v, log) && !(log && v <= 0) {
-					lo, hi = math.Min(lo, v), math.Max(hi, v)
-				}
-			}
+			span.add(log, br.value, br.low, br.high)
 		}
 	}
-	return lo, hi
+	return span.bounds()
+}
+
+// axisSpan gathers the smallest and largest figures an axis can draw;
+// with nothing drawable its bounds are +Inf and -Inf.
+type axisSpan struct {
+	lo, hi float64
+	some   bool
+}
+
+func (a *axisSpan) add(log bool, vs ...float64) {
+	for _, v := range vs {
+		if !drawable(v, log) {
+			continue
+		}
+		if !a.some {
+			a.lo, a.hi, a.some = v, v, true
+		}
+		a.lo, a.hi = math.Min(a.lo, v), math.Max(a.hi, v)
+	}
+}
+
+func (a *axisSpan) bounds() (lo, hi float64) {
+	if !a.some {
+		return math.Inf(1), math.Inf(-1)
+	}
+	return a.lo, a.hi
 }
 
 func (b *barPanel) draw(c draw.Canvas) {

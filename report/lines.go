@@ -53,17 +53,13 @@ func (l *linePanel) xs() []float64 {
 }
 
 func (l *linePanel) yRange(log bool) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
+	var span axisSpan
 	for _, s := range l.lines {
 		for _, pt := range s.points {
-			for _, v := range []float64{pt.y, pt.low, pt.high} {
-				if drawable(v, log) && !(log && v <= 0) {
-					lo, hi = math.Min(lo, v), math.Max(hi, v)
-				}
-			}
+			span.add(log, pt.y, pt.low, pt.high)
 		}
 	}
-	return lo, hi
+	return span.bounds()
 }
 
 func (l *linePanel) draw(c draw.Canvas) {
