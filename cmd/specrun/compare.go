@@ -46,18 +46,15 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError("--fail-on-regression: %v", err)
 		}
 	}
-	opt, err := cf.options()
-	if err != nil {
-		return err
-	}
-	if err := tf.apply(&opt); err != nil {
-		return err
-	}
 	var target io.Writer = stdout
 	if *out != "" {
 		target = nil // a file gets md, never colour
 	}
-	rep, err := report.ComparisonFormatWith(tf.resolve(*format, target, &opt), opt)
+	name, opt, err := renderOptions(&cf, &tf, *format, target)
+	if err != nil {
+		return err
+	}
+	rep, err := report.ComparisonFormatWith(name, opt)
 	if err != nil {
 		return usageError("--format: %v", err)
 	}

@@ -33,18 +33,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) != 1 {
 		return usageErrorHelp(fs, "want one result file, have %d", len(paths))
 	}
-	opt, err := cf.options()
-	if err != nil {
-		return err
-	}
-	if err := tf.apply(&opt); err != nil {
-		return err
-	}
 	var target io.Writer = stdout
 	if *out != "" {
 		target = nil // a file gets md, never colour
 	}
-	rep, err := checkedReporter(tf.resolve(*format, target, &opt), *sortBy, opt)
+	name, opt, err := renderOptions(&cf, &tf, *format, target)
+	if err != nil {
+		return err
+	}
+	rep, err := checkedReporter(name, *sortBy, opt)
 	if err != nil {
 		return err
 	}

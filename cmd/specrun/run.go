@@ -104,14 +104,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Filter = re
 	}
-	opt, err := cf.options()
+	name, opt, err := renderOptions(&cf, &tf, *format, stdout)
 	if err != nil {
 		return err
 	}
-	if err := tf.apply(&opt); err != nil {
-		return err
-	}
-	*format = tf.resolve(*format, stdout, &opt)
+	*format = name
 	reporter, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
 		return err

@@ -46,6 +46,20 @@ func (t *tableFlags) apply(o *report.Options) error {
 	return nil
 }
 
+// renderOptions gathers the chart and table flags into report.Options and
+// settles --format auto and --color for output going to out (nil for a
+// file): the one place run, report and compare decide how they draw.
+func renderOptions(cf *chartFlags, tf *tableFlags, format string, out io.Writer) (string, report.Options, error) {
+	opt, err := cf.options()
+	if err != nil {
+		return "", opt, err
+	}
+	if err := tf.apply(&opt); err != nil {
+		return "", opt, err
+	}
+	return tf.resolve(format, out, &opt), opt, nil
+}
+
 // autoFormat is the help of --format auto.
 const autoFormat = "auto (term when stdout is a terminal, else md), "
 
