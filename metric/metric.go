@@ -11,13 +11,21 @@ type Metric struct {
 	Unit           string // "ns", "bytes", "requests/s", "count"
 	Doc            string
 	HigherIsBetter bool
+	// Neutral marks a figure that describes a run rather than grades it
+	// (bytes received, threads, an exit status): neither direction is
+	// better, so no comparison calls its change a regression.
+	Neutral bool
 	// Needs names the op parameter the metric is computed from, if any: a
 	// standard metric that only ops with that parameter record.
 	Needs string
 }
 
-// Better is "higher" or "lower", as benchfmt writes it in a Unit line.
+// Better is "higher" or "lower", as benchfmt writes it in a Unit line, or
+// "" for a neutral metric.
 func (m Metric) Better() string {
+	if m.Neutral {
+		return ""
+	}
 	if m.HigherIsBetter {
 		return "higher"
 	}

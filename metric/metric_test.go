@@ -60,3 +60,19 @@ func TestStandardNamesAreUnique(t *testing.T) {
 		seen[m.Name] = true
 	}
 }
+
+func TestNeutralHasNoBetterDirection(t *testing.T) {
+	for _, tc := range []struct {
+		m    Metric
+		want string
+	}{
+		{Metric{Name: "total_bytes", Neutral: true}, ""},
+		{Metric{Name: "x", Neutral: true, HigherIsBetter: true}, ""},
+		{Metric{Name: "requests", HigherIsBetter: true}, "higher"},
+		{Metric{Name: NsPerOp}, "lower"},
+	} {
+		if got := tc.m.Better(); got != tc.want {
+			t.Errorf("%+v.Better() = %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}

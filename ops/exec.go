@@ -45,7 +45,7 @@ func init() {
 			{Name: "sys_ns", Unit: "ns", Doc: "System CPU time of one run; tick-apportioned for short children, see cpu_ns."},
 			{Name: "cpu_ns", Unit: "ns", Doc: "User plus system CPU time of one run: the reliable CPU figure for short children."},
 			{Name: "max_rss_bytes", Unit: "bytes", Doc: "Peak memory of one execution, the command's children included, the largest over the run's executions: the most charged to the command's memory cgroup during the execution, above what the cgroup held at its start (cgroup v2 memory.peak, or v1 memory.max_usage_in_bytes). Taken from the timed executions themselves. A cgroup is charged for the anonymous memory and the page cache a command brings in, not for file pages already cached (a shared libc), so this reads below VmHWM or /usr/bin/time's maximum RSS for small commands. Not reported where specrun cannot make a memory cgroup (not root, no memory controller)."},
-			{Name: "exit_code", Unit: "count", Doc: "Exit status of the last run that failed, else 0; 128+N for a signal N."},
+			{Name: "exit_code", Unit: "count", Neutral: true, Doc: "Exit status of the last run that failed, else 0; 128+N for a signal N."},
 		},
 		Interleave: true,
 		New:        newExec,

@@ -81,9 +81,9 @@ var httpMetrics = append([]Metric{
 	{Name: "time_per_request_ms", Unit: "ms", Doc: "concurrency * elapsed / requests: the mean time one client waits (ab's first figure)."},
 	{Name: "time_per_request_all_ms", Unit: "ms", Doc: "elapsed / requests: mean across all concurrent requests (ab's second figure)."},
 	{Name: "transfer_bytes_per_sec", Unit: "bytes/s", Doc: "Bytes received, headers included, over elapsed time.", HigherIsBetter: true},
-	{Name: "total_bytes", Unit: "bytes", Doc: "Bytes received, headers included."},
-	{Name: "body_bytes", Unit: "bytes", Doc: "Response body bytes received (ab's HTML transferred)."},
-	{Name: "requests", Unit: "count", Doc: "Requests completed in the phase."},
+	{Name: "total_bytes", Unit: "bytes", Neutral: true, Doc: "Bytes received, headers included."},
+	{Name: "body_bytes", Unit: "bytes", Neutral: true, Doc: "Response body bytes received (ab's HTML transferred)."},
+	{Name: "requests", Unit: "count", HigherIsBetter: true, Doc: "Requests completed in the phase (with duration, more is better; with requests, it is that number)."},
 	{Name: "failed", Unit: "count", Doc: "Requests that failed: connect, send or read error, timeout, or a body length unlike the first response's (as ab counts them)."},
 	{Name: "non_2xx", Unit: "count", Doc: "Responses with a status outside 200-299."},
 	{Name: "latency_p50_ns", Unit: "ns", Doc: "Median latency of the responses: " + latencyDef},
@@ -96,8 +96,8 @@ var httpMetrics = append([]Metric{
 	{Name: "server_cpu_ns_per_request", Unit: "ns", Doc: "server_cpu_ns over requests."},
 	{Name: "server_max_rss_bytes", Unit: "bytes", Doc: "The server's peak resident set size during the phase: of its whole process group, summed over its processes (workers and wrapped children count)."},
 	{Name: "server_own_max_rss_bytes", Unit: "bytes", Doc: "The peak resident set size of the server's main process alone (its VmHWM), beside the group's server_max_rss_bytes."},
-	{Name: "server_cpu_percent", Unit: "%", Doc: "server_cpu_ns over the phase's elapsed time, as top's %CPU: 100 is one CPU busy throughout."},
-	{Name: "server_threads", Unit: "count", Doc: "The most threads the server's process group had at once during the phase, sampled."},
+	{Name: "server_cpu_percent", Unit: "%", Neutral: true, Doc: "server_cpu_ns over the phase's elapsed time, as top's %CPU: 100 is one CPU busy throughout."},
+	{Name: "server_threads", Unit: "count", Neutral: true, Doc: "The most threads the server's process group had at once during the phase, sampled."},
 }, connectionTimeMetrics()...)
 
 // latencyDef says what latency_* measure, and which figures are raw.

@@ -93,7 +93,7 @@ func describeOp(w io.Writer, d *ops.Def) {
 		if _, ok := d.Param(m.Needs); m.Needs != "" && !ok {
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Name, orDash(m.Unit), m.Better(), m.Doc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Name, orDash(m.Unit), orDash(m.Better()), m.Doc)
 	}
 	tw.Flush()
 }
