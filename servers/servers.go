@@ -68,10 +68,10 @@ func Start(ctx context.Context, s *spec.Server, self []string) (*Process, error)
 		if len(self) == 0 {
 			return nil, fmt.Errorf("start server %q: no specrun executable to run `specrun serve`", s.Name)
 		}
-		argv = append(append([]string{}, self...), "serve", "--addr", "127.0.0.1:0", "--work", s.Work.String())
-		if s.BodySize > 0 {
-			argv = append(argv, "--body-size", strconv.FormatInt(s.BodySize, 10))
-		}
+		// The size always goes down, so that body_size = 0 serves an
+		// empty page rather than serve's default.
+		argv = append(append([]string{}, self...), "serve", "--addr", "127.0.0.1:0", "--work", s.Work.String(),
+			"--body-size", strconv.FormatInt(s.BodySize, 10))
 	} else {
 		argv = s.Command
 	}

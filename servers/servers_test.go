@@ -499,3 +499,20 @@ func TestStopServerStopsOnlyThatServer(t *testing.T) {
 		t.Errorf("StopServer of a server that is not running: %v", err)
 	}
 }
+
+// TestBuiltinServerEmptyPage: body_size = 0 serves an empty page, not
+// serve's default one.
+func TestBuiltinServerEmptyPage(t *testing.T) {
+	t.Setenv("SPECRUN_SERVERS_HELPER", "serve")
+	pool := NewPool([]*spec.Server{{Name: "a", Builtin: "static", BodySize: 0,
+		URL: ops.ServerURLScheme + "a", ReadyTimeout: 10 * time.Second, Grace: time.Second, StopSignal: "TERM"}}, t.TempDir())
+	pool.Self = []string{self(t)}
+	defer pool.Close()
+	s, err := pool.Server(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := get(t, s.URL+"/"); body != "" {
+		t.Errorf("body_size 0: page = %d bytes %.20q..., want none", len(body), body)
+	}
+}
