@@ -232,10 +232,10 @@ type timedHTTP struct{ *httpOp }
 
 var _ DurationBound = timedHTTP{}
 
-// WarmUp loads the target for d, as a phase would, and keeps nothing of it.
-func (o timedHTTP) WarmUp(ctx context.Context, d time.Duration) error {
-	_, err := o.phase(ctx, 0, d, false)
-	return err
+// WarmUp loads the target for d, as a phase would, without judging its
+// failures or its rate.
+func (o timedHTTP) WarmUp(ctx context.Context, d time.Duration) (Sample, error) {
+	return o.phase(ctx, 0, d, false)
 }
 
 // tally is one connection's count for a phase, merged when the phase ends

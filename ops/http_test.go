@@ -650,8 +650,12 @@ func TestHTTPDurationPhaseWarmsUpForTheWarmUp(t *testing.T) {
 		t.Fatal("an http op with a duration is not DurationBound")
 	}
 	start := time.Now()
-	if err := db.WarmUp(context.Background(), 50*time.Millisecond); err != nil {
+	s, err := db.WarmUp(context.Background(), 50*time.Millisecond)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if s.N != hits.Load() || s.Elapsed <= 0 {
+		t.Errorf("the warm-up's sample says %d requests in %v; the server counted %d", s.N, s.Elapsed, hits.Load())
 	}
 	if d := time.Since(start); d < 50*time.Millisecond || d > time.Minute {
 		t.Errorf("a 50ms warm-up of a one-hour phase took %v", d)

@@ -24,10 +24,11 @@ type Op interface {
 // DurationBound is an Op whose runs last a set time rather than a count of
 // iterations (an http load phase with a duration). Warming it up with Run
 // would take a whole run, so the harness calls WarmUp instead: the op works
-// as a run would, untimed and unrecorded, for about d.
+// as a run would, untimed, for about d, and returns what it observed so
+// that the warm-up can be shown beside the runs.
 type DurationBound interface {
 	Op
-	WarmUp(ctx context.Context, d time.Duration) error
+	WarmUp(ctx context.Context, d time.Duration) (Sample, error)
 }
 
 // Sample is what one Run observed beyond its wall time.

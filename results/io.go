@@ -162,6 +162,16 @@ func checkFigures(r *Result) error {
 				}
 			}
 		}
+		for i, run := range b.Warmups {
+			if bad(run.NsPerOp) {
+				return fmt.Errorf("benchmark %s: warm-up %d: ns_per_op is %v", b.Name, i+1, run.NsPerOp)
+			}
+			for name, v := range run.Metrics {
+				if bad(v) {
+					return fmt.Errorf("benchmark %s: warm-up %d: %s is %v", b.Name, i+1, name, v)
+				}
+			}
+		}
 	}
 	for _, a := range r.Assertions {
 		figures := []struct {

@@ -229,9 +229,10 @@ func mergeBenchmark(bs []*Benchmark) (Benchmark, error) {
 		// Each part ran the whole benchmark (every_shard): its runs are more
 		// runs of the same thing, pooled.
 		out.Params = bs[0].Params
-		out.Runs = nil
+		out.Runs, out.Warmups = nil, nil
 		for _, b := range bs {
 			out.Runs = append(out.Runs, b.Runs...)
+			out.Warmups = append(out.Warmups, b.Warmups...)
 		}
 		if len(out.Runs) > 0 {
 			out.NsPerOp, out.Metrics = SummarizeRuns(out.Runs)
@@ -256,7 +257,30 @@ func mergeBenchmark(bs []*Benchmark) (Benchmark, error) {
 	if len(out.Runs) > 0 {
 		out.NsPerOp, out.Metrics = SummarizeRuns(out.Runs)
 	}
+	out.Warmups = mergeWarmups(bs)
 	return out, nil
+}
+
+// mergeWarmups merges the warm-ups of the parts of one load phase by
+// phase, as their runs are; parts that warmed up unlike (one part's
+// warm-up is not the whole load's) leave the merged result without any.
+func mergeWarmups(bs []*Benchmark) []Run {
+	var out []Run
+	for k := range bs[0].Warmups {
+		runs := make([]*Run, len(bs))
+		for i, b := range bs {
+			if len(b.Warmups) != len(bs[0].Warmups) {
+				return nil
+			}
+			runs[i] = &b.Warmups[k]
+		}
+		run, err := mergeRun(runs)
+		if err != nil {
+			return nil
+		}
+		out = append(out, run)
+	}
+	return out
 }
 
 // parted says whether bs are parts of one load: their runs have a

@@ -96,3 +96,29 @@ func TestMergeShardsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeWarmups: the parts' warm-up phases merge phase by phase as
+// their runs do, and parts that warmed up unlike leave none.
+func TestMergeWarmups(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	shard := func(i int, warmups ...Run) *Result {
+		return &Result{Suite: Suite{Name: "s"}, Shard: &Shard{Index: i, Count: 2}, Spec: Spec{SHA256: "x"},
+			Benchmarks: []Benchmark{{Name: "get", Op: "http", Params: map[string]any{"concurrency": float64(1)},
+				Runs: []Run{part(t, []int64{100, 200}, t0.Add(time.Minute), time.Second)}, Warmups: warmups}}}
+	}
+	w := func(samples ...int64) Run { return part(t, samples, t0, time.Second) }
+	m, err := MergeShards([]*Result{shard(0, w(10, 20)), shard(1, w(30, 40, 50))}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := m.Benchmarks[0].Warmups; len(ws) != 1 || ws[0].Iterations != 5 || ws[0].Metrics["requests"] != 5 {
+		t.Errorf("merged warm-ups %+v, want one phase of the parts' 5 requests", ws)
+	}
+	if got := m.Benchmarks[0].NsPerOp.Median; got != float64(time.Second)/4 {
+		t.Errorf("merged ns/op %v: a warm-up reached the summary", got)
+	}
+	m, err = MergeShards([]*Result{shard(0, w(10), w(20)), shard(1, w(30))}, time.Hour)
+	if err != nil || m.Benchmarks[0].Warmups != nil {
+		t.Errorf("parts with 2 and 1 warm-ups: %v, merged warm-ups %+v, want none", err, m.Benchmarks[0].Warmups)
+	}
+}

@@ -99,6 +99,11 @@ type Benchmark struct {
 	// past their timeout, while this one was timed: its figures are
 	// suspect.
 	ContaminatedBy []string `json:"contaminated_by,omitempty"`
+	// Warmups are the untimed runs before Runs, in the order they ran (an
+	// http op's warm-up phases, the growing runs of a fixed count's
+	// warm-up, calibration's runs), so that a report can show how the
+	// benchmark warmed up. No summary, verdict or comparison reads them.
+	Warmups []Run `json:"warmups,omitempty"`
 }
 
 // RowLabel is the name a benchmark's row gets in tables and charts: its

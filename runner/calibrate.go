@@ -82,9 +82,12 @@ func (r *runner) calibrate(in *instance) error {
 		if in.b.Warmup <= 0 {
 			return nil
 		}
-		_, err := call(r, in, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, db.WarmUp(ctx, in.b.Warmup)
+		s, err := call(r, in, func(ctx context.Context) (ops.Sample, error) {
+			return db.WarmUp(ctx, in.b.Warmup)
 		}, nil)
+		if err == nil {
+			r.warmedUp(in, timing{n: s.N, elapsed: s.Elapsed, sample: s})
+		}
 		return err
 	}
 	if fixed > 0 {
@@ -102,6 +105,7 @@ func (r *runner) calibrate(in *instance) error {
 	t, err := r.measure(in, n, false)
 	spent := t.elapsed
 	for err == nil && t.elapsed < goal && n < maxN {
+		r.warmedUp(in, t)
 		n = predictN(goal.Nanoseconds(), t.n, t.elapsed.Nanoseconds(), n)
 		t, err = r.measure(in, n, false)
 		spent += t.elapsed
@@ -109,6 +113,7 @@ func (r *runner) calibrate(in *instance) error {
 	if err != nil {
 		return err
 	}
+	r.warmedUp(in, t)
 	in.n = n
 	left := in.b.Warmup - spent
 	if first := min(fill(left, t, n), n); left > 0 && first > 0 {
@@ -133,6 +138,7 @@ func (r *runner) warmUp(in *instance, first, most int64, d time.Duration) error 
 		if err != nil {
 			return err
 		}
+		r.warmedUp(in, t)
 		left := d - r.cfg.now().Sub(start)
 		if left <= d/20 {
 			return nil

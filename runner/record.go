@@ -46,14 +46,36 @@ func (r *runner) timedRun(in *instance) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range t.sample.Warnings {
+		r.warn(in.b.Name + ": " + w)
+	}
+	run := runOf(in, t)
+	run.Metrics[metric.BytesPerOp] = float64(t.bytes) / float64(t.n)
+	run.Metrics[metric.AllocsPerOp] = float64(t.allocs) / float64(t.n)
+	in.res.Runs = append(in.res.Runs, run)
+	return nil
+}
+
+// maxWarmups bounds the warm-up runs a benchmark records; a warm-up of
+// runs too short for the clock to see can take a thousand.
+const maxWarmups = 100
+
+// warmedUp records a warm-up run. Its heap figures are not read (that
+// stops the world), so it has the op's metrics and the rates only.
+func (r *runner) warmedUp(in *instance, t timing) {
+	if len(in.res.Warmups) < maxWarmups && t.n > 0 {
+		in.res.Warmups = append(in.res.Warmups, runOf(in, t))
+	}
+}
+
+// runOf is the record of one run: its time, the rates derived from it and
+// what the op observed. A warm-up's warnings are not the result's.
+func runOf(in *instance, t timing) results.Run {
 	run := results.Run{
 		Iterations: t.n,
 		TotalNs:    t.elapsed.Nanoseconds(),
 		NsPerOp:    float64(t.elapsed.Nanoseconds()) / float64(t.n),
-		Metrics: map[string]float64{
-			metric.BytesPerOp:  float64(t.bytes) / float64(t.n),
-			metric.AllocsPerOp: float64(t.allocs) / float64(t.n),
-		},
+		Metrics:    map[string]float64{},
 	}
 	metric.Derive(run.Metrics, run.NsPerOp, float64(in.b.Params.Size("size")))
 	// The op knows its figures best: an http op's bytes_per_sec is the
@@ -66,11 +88,7 @@ func (r *runner) timedRun(in *instance) error {
 		started := t.sample.Started.UTC()
 		run.StartedAt = &started
 	}
-	for _, w := range t.sample.Warnings {
-		r.warn(in.b.Name + ": " + w)
-	}
-	in.res.Runs = append(in.res.Runs, run)
-	return nil
+	return run
 }
 
 func (r *runner) summarize(in *instance) {

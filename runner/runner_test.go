@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,6 +219,21 @@ func TestWarmup(t *testing.T) {
 		if e := out.Benchmarks[0].Error; e != "" {
 			t.Errorf("iterations %d, cost %v: %s", c.iterations, c.cost, e)
 		}
+		// Every warm-up run is recorded, in order, apart from the timed runs.
+		got := out.Benchmarks[0]
+		var warmups []string
+		for _, w := range got.Warmups {
+			warmups = append(warmups, "w:"+strconv.FormatInt(w.Iterations, 10))
+			if want := float64(w.TotalNs) / float64(w.Iterations); w.NsPerOp != want || w.TotalNs != w.Iterations*c.cost.Nanoseconds() {
+				t.Errorf("iterations %d, cost %v: warm-up %+v: want %v ns/op", c.iterations, c.cost, w, c.cost)
+			}
+		}
+		if diff := cmp.Diff(calls[:min(len(calls), maxWarmups)], warmups); diff != "" {
+			t.Errorf("iterations %d, cost %v: warm-ups recorded (-calls +recorded):\n%s", c.iterations, c.cost, diff)
+		}
+		if len(got.Runs) != b.Repeat || got.Runs[0].Iterations != callN(rec.calls[len(rec.calls)-1]) {
+			t.Errorf("iterations %d, cost %v: %d runs of %d; want %d timed runs", c.iterations, c.cost, len(got.Runs), got.Runs[0].Iterations, b.Repeat)
+		}
 	}
 }
 
@@ -402,10 +418,10 @@ type timedOp struct {
 	warmups []time.Duration
 }
 
-func (o *timedOp) WarmUp(_ context.Context, d time.Duration) error {
+func (o *timedOp) WarmUp(_ context.Context, d time.Duration) (ops.Sample, error) {
 	o.warmups = append(o.warmups, d)
 	o.clock.advance(d)
-	return nil
+	return ops.Sample{N: 7, Elapsed: d, Metrics: map[string]float64{"requests_per_sec": 7 / d.Seconds()}}, nil
 }
 
 // TestDurationBoundWarmsUpOnce: an op whose runs last a duration warms up
@@ -432,6 +448,21 @@ func TestDurationBoundWarmsUpOnce(t *testing.T) {
 		}
 		if e := out.Benchmarks[0].Error; e != "" {
 			t.Errorf("warm-up %v: error %s", warmup, e)
+		}
+		// The warm-up phase is recorded as WarmUp observed it, and only there.
+		got := out.Benchmarks[0]
+		var phases []int64
+		for _, w := range got.Warmups {
+			phases = append(phases, w.Iterations)
+			if w.TotalNs != warmup.Nanoseconds() || w.Metrics["requests_per_sec"] != 7/warmup.Seconds() {
+				t.Errorf("warm-up %v: recorded %+v", warmup, w)
+			}
+		}
+		if want := []int64{7}; warmup > 0 && !slices.Equal(want, phases) || warmup == 0 && phases != nil {
+			t.Errorf("warm-up %v: warm-up phases of %v iterations", warmup, phases)
+		}
+		if len(got.Runs) != 2 || got.NsPerOp.Median != float64(time.Second) {
+			t.Errorf("warm-up %v: %d runs, median %v ns/op; want 2 runs of 1 s", warmup, len(got.Runs), got.NsPerOp.Median)
 		}
 	}
 }
