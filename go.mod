@@ -33,3 +33,5 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )
+
+tool golang.org/x/perf/cmd/benchstat

@@ -209,8 +209,8 @@ func TestGoBenchParses(t *testing.T) {
 					got[name] = append(got[name], v.OrigValue) // as written, before benchfmt's scaling
 				}
 			}
-			if rec.GetConfig("goarch") != "amd64" || rec.GetConfig("label") != "tiger" || rec.GetConfig("cpu") != r.Environment.CPUModel {
-				t.Errorf("%s: configuration goarch=%q label=%q cpu=%q", name, rec.GetConfig("goarch"), rec.GetConfig("label"), rec.GetConfig("cpu"))
+			if len(rec.Config) != 1 || rec.GetConfig("pkg") != "specrun/"+r.Suite.Name {
+				t.Errorf("%s: configuration %v, want only pkg: the environment splits benchstat's tables", name, rec.Config)
 			}
 			if name == "BenchmarkMemcpy/size=16B" {
 				if _, ok := rec.Value("allocs/op"); !ok {
@@ -229,6 +229,11 @@ func TestGoBenchParses(t *testing.T) {
 	}
 	if err := br.Err(); err != nil {
 		t.Fatal(err)
+	}
+	for _, line := range []string{"# goarch: amd64", "# label: tiger", "# cpu: " + r.Environment.CPUModel, "# gomaxprocs: 2"} {
+		if !bytes.Contains(out, []byte("\n"+line+"\n")) && !bytes.HasPrefix(out, []byte(line+"\n")) {
+			t.Errorf("no line %q in\n%s", line, out)
+		}
 	}
 	for _, b := range r.Benchmarks {
 		runs := got[GoBenchName(b.Name)]

@@ -17,14 +17,22 @@ import (
 
 // GoBench renders a result in the Go benchmark format, so that benchstat
 // and the other golang.org/x/perf tools read specrun results unchanged:
-// configuration lines for the environment, then one line per run.
+// the environment as comment lines, one configuration line naming the
+// suite, then one line per run.
+//
+// The environment (goos, goarch, cpu, label, hostname, kernel, go-version,
+// gomaxprocs, specrun-version) is written as "# key: value": benchstat
+// puts results whose configuration lines differ in separate tables, so as
+// configuration two machines' results, or two labels, would never meet in
+// one comparison. Removing the "# " from a key makes it configuration
+// again, for benchstat's -col or -table to group by.
 //
 // Names follow one rule: "Benchmark", then the benchmark block's name in
 // CamelCase (split at "_", "-" and ".": func_value_call -> FuncValueCall),
 // then the instance's matrix part unchanged ("/size=16B"), with any white
 // space in it replaced by "_" because a name ends at the first space. No
 // "-GOMAXPROCS" suffix is added, so runs from machines with different core
-// counts compare by name; gomaxprocs is a configuration line instead.
+// counts compare by name.
 //
 // Beside ns/op, each run's op metrics follow as value-unit pairs. A metric
 // named X_per_Y becomes unit X/Y ("allocs_per_op" -> "allocs/op"), "bytes"
@@ -43,17 +51,21 @@ var _ Reporter = GoBench{}
 func (g GoBench) Report(w io.Writer, r *results.Result) error {
 	bw := bufio.NewWriter(w)
 	env := r.Environment
-	config := [][2]string{
-		{"goos", env.OS}, {"goarch", env.Arch}, {"pkg", "specrun/" + r.Suite.Name}, {"cpu", env.CPUModel},
+	environment := [][2]string{
+		{"goos", env.OS}, {"goarch", env.Arch}, {"cpu", env.CPUModel},
 		{"label", r.Label}, {"hostname", env.Hostname}, {"kernel", env.Kernel}, {"go-version", env.GoVersion},
 		{"gomaxprocs", fmt.Sprint(env.GOMAXPROCS)}, {"specrun-version", env.SpecrunVersion},
 	}
-	for _, kv := range config {
-		// benchfmt deletes a key given an empty value; leave unknowns out.
-		// A value stays on its line: a newline would start a line of its own.
+	for _, kv := range environment {
+		// Leave unknowns out (benchfmt deletes a key given an empty value,
+		// should the line be made configuration). A value stays on its
+		// line: a newline would start a line of its own.
 		if v := strings.TrimSpace(oneLine(kv[1])); v != "" && v != "0" {
-			fmt.Fprintf(bw, "%s: %s\n", kv[0], v)
+			fmt.Fprintf(bw, "# %s: %s\n", kv[0], v)
 		}
+	}
+	if suite := strings.TrimSpace(oneLine(r.Suite.Name)); suite != "" {
+		fmt.Fprintf(bw, "pkg: specrun/%s\n", suite)
 	}
 	higher := map[string]bool{}
 	for _, b := range r.Benchmarks {
