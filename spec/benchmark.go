@@ -20,6 +20,7 @@ var benchmarkAttrs = attrSchema(
 // axis is one matrix key with all its values.
 type axis struct {
 	key    string
+	rng    hcl.Range // of the key in the matrix block
 	values []cty.Value
 	names  []string
 }
@@ -88,6 +89,9 @@ func (l *loader) decodeBenchmarkBlock(b *hcl.Block) ([]*Benchmark, *blockInfo, h
 		bms = append(bms, bm)
 	}
 	info.broken = d.diags.HasErrors()
+	if !info.broken {
+		d.unusedAxes(name, def, axes, content.Attributes)
+	}
 	return bms, info, d.diags
 }
 
@@ -265,7 +269,7 @@ func (l *loader) decodeMatrix(block string, blocks hcl.Blocks) ([]axis, bool) {
 			ok = false
 			continue
 		}
-		a := axis{key: attr.Name}
+		a := axis{key: attr.Name, rng: attr.NameRange}
 		seen := map[string]bool{}
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
@@ -295,6 +299,50 @@ func (l *loader) decodeMatrix(block string, blocks hcl.Blocks) ([]axis, bool) {
 		axes = append(axes, a)
 	}
 	return axes, ok
+}
+
+// unusedAxes warns of a matrix key that no attribute of the block reads
+// as param.KEY: its instances differ only in name, which is most often a
+// parameter forgotten (matrix { size = [...] } without size = param.size).
+func (l *loader) unusedAxes(block string, def *ops.Def, axes []axis, attrs hcl.Attributes) {
+	read := map[string]bool{}
+	for _, attr := range attrs {
+		for _, tr := range attr.Expr.Variables() {
+			if tr.RootName() != "param" || len(tr) < 2 {
+				continue
+			}
+			switch step := tr[1].(type) {
+			case hcl.TraverseAttr:
+				read[step.Name] = true
+			case hcl.TraverseIndex:
+				if step.Key.Type() == cty.String {
+					read[step.Key.AsString()] = true
+				}
+			}
+		}
+	}
+	if l.opts.Stored {
+		return // a stored result's spec was warned about when it ran
+	}
+	var names []string
+	for _, p := range def.Params {
+		names = append(names, p.Name)
+	}
+	for _, a := range axes {
+		if read[a.key] || len(a.values) < 2 {
+			continue // one value only names the instance
+		}
+		hint := fmt.Sprintf("Read it in an attribute, as param.%s, or remove it.%s", a.key, didYouMean(a.key, names))
+		for _, p := range def.Params {
+			if p.Name == a.key {
+				hint = fmt.Sprintf("Op %q has a parameter %q: set %s = param.%s to sweep it.", def.Name, a.key, a.key, a.key)
+				break
+			}
+		}
+		rng := a.rng
+		l.warnf(&rng, "Unused matrix key",
+			"No attribute of benchmark %q reads matrix key %q, so its instances differ only in name. %s", block, a.key, hint)
+	}
 }
 
 // matrixName formats a matrix value as instance names show it: strings as
