@@ -3,6 +3,12 @@
 # transfer rate, failed requests, and the server's CPU and memory; its
 # conclusion was "B is 33% slower ... and uses 50% more CPU".
 #
+# Plain `ab -n 1000 -c 10` opens a new connection per request, so the load
+# here sets keepalive = false (the http op's default, true, is `ab -k`).
+# The asserts state the write-up's conclusion, that B is slower and costs
+# more CPU per request, as bounds that pass when it holds and fail when it
+# does not.
+#
 # Two builtin servers stand in for build A and build B: the same 5.9 KB page,
 # with B spending a third more CPU per request (`work`). Each is specrun's own
 # `specrun serve` in a separate process on a free loopback port, so this runs
@@ -47,16 +53,17 @@ benchmark "page" {
   url         = { A = server.a.url, B = server.b.url }[param.build]
   requests    = var.requests
   concurrency = 10
+  keepalive   = false # ab without -k
 }
 
-assert "b_throughput" {
-  description = "B's requests/s is at least 0.67 of A's"
+assert "b_slower" {
+  description = "B is slower: its requests/s is below A's"
   value       = benchmark.page["build=B"].requests_per_sec / benchmark.page["build=A"].requests_per_sec
-  min         = 0.67
+  max         = 1
 }
 
-assert "b_cpu" {
-  description = "B's server CPU per request is at most 1.5x A's"
+assert "b_more_cpu" {
+  description = "B uses more CPU: its server CPU per request is above A's"
   value       = benchmark.page["build=B"].server_cpu_ns_per_request / benchmark.page["build=A"].server_cpu_ns_per_request
-  max         = 1.5
+  min         = 1
 }
