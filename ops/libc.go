@@ -40,7 +40,7 @@ func registerLibc(built bool, newMalloc, newTime func(param.Values, Env) (Op, er
 		New:     newTime,
 	}} {
 		if !built {
-			d.Doc = "[not in this build: go build -tags specrun_libc] " + d.Doc
+			d.Doc = "[not in this build: " + libcBuild + "] " + d.Doc
 			d.Check = func(param.Values) []*ParamError {
 				return []*ParamError{{Summary: "Op not built in", Err: errNoLibc}}
 			}
