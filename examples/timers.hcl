@@ -4,6 +4,16 @@
 #
 # On a virtual machine where a system call costs a microsecond or more,
 # getpid and clock_gettime take 10-20 s per run: use --scale 0.1 for a quick look.
+#
+# The time() row is Go's by default: syscall.Time, which calls the vDSO's
+# gettimeofday and truncates it to seconds, a full clock read like the
+# gettimeofday() row. The C library's time() reads a seconds value the kernel
+# keeps and costs a fraction of that (about 15x less on linux/amd64). With
+# var.libc true the row is the C library's call (op c.time), which needs a
+# specrun built with the libc ops (docs/libc-ops.md):
+#
+#   CGO_ENABLED=1 go build -tags specrun_libc ./cmd/specrun
+#   ./specrun run examples/timers.hcl --var libc=true
 
 suite "timers" {
   title  = "Timers and timing"
@@ -13,6 +23,12 @@ suite "timers" {
 variable "scale" {
   type    = number
   default = 1
+}
+
+variable "libc" {
+  type        = bool
+  default     = false
+  description = "time the time() row as the C library's time(NULL) (c.time), in a specrun built with -tags specrun_libc"
 }
 
 locals {
@@ -32,8 +48,8 @@ benchmark "getpid" {
 }
 
 benchmark "time" {
-  op         = "clock.time"
-  label      = "time()"
+  op         = var.libc ? "c.time" : "clock.time"
+  label      = var.libc ? "time() (C library: the kernel's seconds, vDSO)" : "time() (Go: syscall.Time, vDSO gettimeofday truncated)"
   iterations = local.calls
 }
 

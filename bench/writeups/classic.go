@@ -1,0 +1,205 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/specrun/specrun/results"
+)
+
+//go:embed csrc/classic.c
+var classicC string
+
+// classicScale is the classic reproduction's --scale at -scale 1: the
+// write-up's counts take minutes here, and ranks need no more.
+const classicScale = 0.1
+
+// classic runs examples/common-operations.hcl (and its libc variant's
+// malloc/free rows, where the libc build exists) beside the C program, in
+// interleaved rounds; prints the write-up's Time per (ns) beside specrun's
+// with Spearman's rank correlation, then the rows that have a C analog.
+func classic(e *env) error {
+	f, err := os.Open(filepath.Join(e.repo, classicSpec))
+	if err != nil {
+		return err
+	}
+	table, err := readClassicTable(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", classicSpec, err)
+	}
+	cbin, cerr := e.gcc("classic", classicC)
+	if _, skip := cerr.(errSkip); cerr != nil && !skip {
+		return cerr
+	}
+	scale := strconv.FormatFloat(classicScale*e.scale, 'g', 6, 64)
+
+	goNs, libcNs, cNs := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	labels := map[string]string{}
+	read := func(path string, into map[string][]float64, named bool) error {
+		r, err := results.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, b := range r.Benchmarks {
+			if b.Error != "" {
+				return fmt.Errorf("%s: %s", b.Name, b.Error)
+			}
+			if named {
+				labels[b.Name] = b.Label
+			}
+			for _, run := range b.Runs {
+				into[b.Name] = append(into[b.Name], run.NsPerOp)
+			}
+		}
+		return nil
+	}
+	steps := []func() error{func() error {
+		path, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, classicSpec)
+		if err == nil {
+			err = read(path, goNs, true)
+		}
+		return err
+	}}
+	if e.libc != "" {
+		steps = append(steps, func() error {
+			path, err := e.runFiltered(e.libc, "specrun-libc", true, "--repeat", "1", "--scale", scale,
+				"--var", "libc=true", "--filter", "^alloc/", classicSpec)
+			if err == nil {
+				err = read(path, libcNs, false)
+			}
+			return err
+		})
+	}
+	if cbin != "" {
+		steps = append(steps, func() error {
+			out, err := exec.Command(cbin, scale).Output()
+			if err != nil {
+				return fmt.Errorf("%s: %w", cbin, err)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				name, v, _ := strings.Cut(l, " ")
+				ns, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return fmt.Errorf("%s: %q: %w", cbin, l, err)
+				}
+				cNs[name] = append(cNs[name], ns)
+			}
+			return nil
+		})
+	}
+	for round := range e.rounds {
+		for i := range steps { // each round starts one step later
+			if err := steps[(i+round)%len(steps)](); err != nil {
+				return err
+			}
+		}
+	}
+
+	w := e.out
+	fmt.Fprintf(w, "`specrun run --repeat 1 --scale %s %s`", scale, classicSpec)
+	if e.libc != "" {
+		fmt.Fprintf(w, " and, in the libc build, `--var libc=true --filter '^alloc/'`")
+	}
+	if cbin != "" {
+		fmt.Fprintf(w, " beside `classic %s` (bench/writeups/csrc/classic.c, gcc -O2)", scale)
+	}
+	fmt.Fprintf(w, ", %d rounds, rotating which goes first; medians of the rounds.\n\n", e.rounds)
+
+	fmt.Fprintln(w, "The write-up's rows (Leopard, 32-bit) and the instances that stand for them (the table in the example's header):")
+	fmt.Fprintln(w)
+	header := "| Write-up row | write-up ns | rank | specrun instance | specrun ns | rank |"
+	if len(libcNs) > 0 {
+		header += " libc variant ns |"
+	}
+	fmt.Fprintln(w, header)
+	fmt.Fprintln(w, strings.Repeat("|---", strings.Count(header, "|")-1)+"|")
+	var ref, got, gotLibc []float64
+	var shown []classicRow
+	for _, r := range table {
+		if r.Row == "-" || r.Instance == "-" || len(goNs[r.Instance]) == 0 {
+			continue
+		}
+		shown = append(shown, r)
+		ref = append(ref, r.NS)
+		got = append(got, median(goNs[r.Instance]))
+		v := median(goNs[r.Instance])
+		if l := libcNs[r.Instance]; len(l) > 0 {
+			v = median(l)
+		}
+		gotLibc = append(gotLibc, v)
+	}
+	refRank, gotRank := ranks(ref), ranks(got)
+	for i, r := range shown {
+		line := fmt.Sprintf("| %s | %s | %g | %s | %s | %g |", r.Row, ns(r.NS), refRank[i], r.Instance, ns(got[i]), gotRank[i])
+		if len(libcNs) > 0 {
+			cell := ""
+			if l := libcNs[r.Instance]; len(l) > 0 {
+				cell = ns(median(l))
+			}
+			line += " " + cell + " |"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+	var none []string
+	for _, r := range table {
+		if r.Instance == "-" {
+			none = append(none, r.Row)
+		}
+	}
+	fmt.Fprintf(w, "Spearman's rho over these %d rows: **%.3f**", len(shown), spearman(ref, got))
+	if len(libcNs) > 0 {
+		fmt.Fprintf(w, "; with the malloc/free rows as C's (c.malloc): **%.3f**", spearman(ref, gotLibc))
+	}
+	fmt.Fprintf(w, ". No analog: %s.\n\n", strings.Join(none, ", "))
+
+	if cbin == "" {
+		fmt.Fprintf(w, "No C comparison: %s.\n", cerr)
+		return nil
+	}
+	fmt.Fprintln(w, "The rows with a C analog, ns per operation:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| specrun row | op | specrun ns | spread | C ns | spread | specrun / C |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|")
+	for _, r := range table {
+		c := cNs[r.Instance]
+		if len(c) == 0 {
+			continue
+		}
+		for _, side := range []struct {
+			op string
+			v  []float64
+		}{{"Go", goNs[r.Instance]}, {"c.malloc", libcNs[r.Instance]}} {
+			if len(side.v) == 0 {
+				continue
+			}
+			label := labels[r.Instance]
+			if side.op != "Go" {
+				label = r.Row // the libc variant's label
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", label, side.op, ns(median(side.v)), spread(side.v),
+				ns(median(c)), spread(c), ratio(median(side.v), median(c)))
+		}
+	}
+	return nil
+}
+
+// ns prints nanoseconds with three significant digits, one decimal at least.
+func ns(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case v >= 1000:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

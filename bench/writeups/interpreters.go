@@ -1,0 +1,381 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/specrun/specrun/results"
+)
+
+const (
+	interpretersSpec = "examples/interpreters/interpreters.hcl"
+	cpython          = "/usr/bin/python3" // the spec's default, Debian's
+	// Ports of the servers ab loads, beside the spec's 8091, 8092 and 11311.
+	abMemcachedPort = 11312
+	abPortA         = 8093
+	abPortB         = 8094
+	abRequests      = 1000
+	abConcurrency   = 10
+	// Before ab's phases each server gets what specrun's warm-up gives it:
+	// 100 ms of load at the phase's concurrency, a connection per request.
+	abWarmup   = 100 * time.Millisecond
+	clockTicks = 100 // USER_HZ: /proc/PID/stat's utime and stime unit
+)
+
+// phase is one load phase's figures, from specrun or from ab and /proc.
+type phase struct {
+	rps, total, html, failed, cpuSec, rssMiB float64
+}
+
+// interpreters runs examples/interpreters (three phases per build,
+// interleaved), then starts the same app under the same interpreters in
+// front of a memcached of its own, loads each with ab -n 1000 -c 10 three
+// times, interleaved, reading utime+stime and VmHWM from /proc around each
+// phase, and prints both sides with their ratios.
+func interpreters(e *env) error {
+	tools := map[string]string{}
+	for _, t := range []string{"memcached", "pypy3", "ab"} {
+		p, err := exec.LookPath(t)
+		if err != nil {
+			return errSkip{fmt.Sprintf("no %s (examples/interpreters/run.sh installs what the spec needs; ab is in apache2-utils)", t)}
+		}
+		tools[t] = p
+	}
+	if _, err := os.Stat(cpython); err != nil {
+		return errSkip{"no " + cpython}
+	}
+	builds := []struct{ name, python, server string }{{"A", cpython, "cpython"}, {"B", tools["pypy3"], "pypy"}}
+
+	path, err := e.run(e.specrun, "specrun", "--var", "memcached="+tools["memcached"], "--var", "pypy="+tools["pypy3"],
+		"--var", "cpython="+cpython, "--var", fmt.Sprintf("requests=%d", abRequests), interpretersSpec)
+	if err != nil {
+		return err
+	}
+	r, err := results.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	spec := map[string]phase{}
+	versions := r.Environment.Servers
+	for _, b := range r.Benchmarks {
+		if b.Error != "" {
+			return fmt.Errorf("%s: %s", b.Name, b.Error)
+		}
+		m := func(name string) float64 { return b.Metrics[name].Median }
+		spec[strings.TrimPrefix(b.Name, "page/build=")] = phase{
+			rps: m("requests_per_sec"), total: m("total_bytes"), html: m("body_bytes"), failed: m("failed"),
+			cpuSec: m("server_cpu_ns") / 1e9, rssMiB: m("server_own_max_rss_bytes") / (1 << 20),
+		}
+	}
+
+	// The same stack, started here for ab.
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
+			p.Wait()
+		}
+	}()
+	start := func(args ...string) (*exec.Cmd, error) {
+		c := exec.Command(args[0], args[1:]...)
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		c.Stdout, c.Stderr = nil, nil
+		if err := c.Start(); err != nil {
+			return nil, err
+		}
+		procs = append(procs, c)
+		return c, nil
+	}
+	mcArgs := []string{tools["memcached"], "-l", "127.0.0.1", "-p", strconv.Itoa(abMemcachedPort), "-U", "0", "-t", "2"}
+	if os.Geteuid() == 0 {
+		mcArgs = append(mcArgs, "-u", "nobody")
+	}
+	if _, err := start(mcArgs...); err != nil {
+		return err
+	}
+	mcAddr := fmt.Sprintf("127.0.0.1:%d", abMemcachedPort)
+	if err := await(func() error {
+		c, err := net.Dial("tcp", mcAddr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}); err != nil {
+		return fmt.Errorf("memcached on %s: %w", mcAddr, err)
+	}
+	app := filepath.Join(e.repo, "examples", "interpreters", "app.py")
+	servers := map[string]*exec.Cmd{}
+	urls := map[string]string{}
+	for i, b := range builds {
+		port := []int{abPortA, abPortB}[i]
+		c, err := start(b.python, app, "--port", strconv.Itoa(port), "--memcached", mcAddr)
+		if err != nil {
+			return err
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+		if err := await(func() error { return get(url) }); err != nil {
+			return fmt.Errorf("build %s on %s: %w", b.name, url, err)
+		}
+		servers[b.name], urls[b.name] = c, url
+	}
+	abRun := func(n int, url string) (phase, string, error) {
+		out, err := exec.Command(tools["ab"], "-n", strconv.Itoa(n), "-c", strconv.Itoa(abConcurrency), url).Output()
+		if err != nil {
+			return phase{}, "", fmt.Errorf("ab %s: %w\n%s", url, err, out)
+		}
+		p, err := parseAB(out)
+		return p, string(out), err
+	}
+	for _, b := range builds {
+		if err := warmUp(urls[b.name], abConcurrency, abWarmup); err != nil {
+			return fmt.Errorf("warm up build %s: %w", b.name, err)
+		}
+	}
+	abPhases := map[string][]phase{}
+	abOut := map[string]string{}
+	for range e.rounds {
+		for _, b := range builds {
+			pid := servers[b.name].Process.Pid
+			before, err := cpuTicks(pid)
+			if err != nil {
+				return err
+			}
+			p, out, err := abRun(abRequests, urls[b.name])
+			if err != nil {
+				return err
+			}
+			after, err := cpuTicks(pid)
+			if err != nil {
+				return err
+			}
+			hwm, err := vmHWM(pid)
+			if err != nil {
+				return err
+			}
+			p.cpuSec, p.rssMiB = float64(after-before)/clockTicks, hwm/(1<<20)
+			abPhases[b.name] = append(abPhases[b.name], p)
+			abOut[b.name] = out
+		}
+	}
+
+	w := e.out
+	fmt.Fprintf(w, "`specrun run %s` (repeat 3: three phases of %d requests at concurrency %d per build, interleaved, keepalive off)\n",
+		interpretersSpec, abRequests, abConcurrency)
+	fmt.Fprintf(w, "beside `ab -n %d -c %d` against the same app.py under the same interpreters and a memcached of its own, %d phases per build, interleaved,\n",
+		abRequests, abConcurrency, e.rounds)
+	fmt.Fprintf(w, "after a warm-up like specrun's (%s at concurrency %d); server CPU is utime+stime from /proc/PID/stat around each phase, peak RSS is VmHWM. Medians of the phases.\n\n", abWarmup, abConcurrency)
+	for _, b := range builds {
+		fmt.Fprintf(w, "- build %s: %s\n", b.name, versions[b.server])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| figure | A specrun | A ab, /proc | A ratio | B specrun | B ab, /proc | B ratio |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|")
+	figures := []struct {
+		name   string
+		of     func(phase) float64
+		format string
+	}{
+		{"requests/s", func(p phase) float64 { return p.rps }, "%.1f"},
+		{"total bytes", func(p phase) float64 { return p.total }, "%.0f"},
+		{"HTML bytes", func(p phase) float64 { return p.html }, "%.0f"},
+		{"failed requests", func(p phase) float64 { return p.failed }, "%.0f"},
+		{"server CPU s per phase (utime+stime)", func(p phase) float64 { return p.cpuSec }, "%.2f"},
+		{"server peak RSS MiB (main process, VmHWM)", func(p phase) float64 { return p.rssMiB }, "%.1f"},
+	}
+	abMedian := func(build string, of func(phase) float64) float64 {
+		var xs []float64
+		for _, p := range abPhases[build] {
+			xs = append(xs, of(p))
+		}
+		return median(xs)
+	}
+	for _, f := range figures {
+		fmt.Fprintf(w, "| %s |", f.name)
+		for _, b := range builds {
+			s, a := f.of(spec[b.name]), abMedian(b.name, f.of)
+			agree := ratio(s, a)
+			if s == a {
+				agree = "equal"
+			}
+			fmt.Fprintf(w, " "+f.format+" | "+f.format+" | %s |", s, a, agree)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The write-up's sentence, B against A, from each side:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| B vs A | specrun | ab, /proc |")
+	fmt.Fprintln(w, "|---|--:|--:|")
+	change := func(b, a float64) string { return fmt.Sprintf("%+.0f%%", 100*(b/a-1)) }
+	for _, f := range []struct {
+		name string
+		of   func(phase) float64
+	}{
+		{"requests/s", func(p phase) float64 { return p.rps }},
+		// Every phase has abRequests requests: CPU per phase compares as per request.
+		{"server CPU per request", func(p phase) float64 { return p.cpuSec }},
+		{"peak RSS", func(p phase) float64 { return p.rssMiB }},
+	} {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, change(f.of(spec["B"]), f.of(spec["A"])),
+			change(abMedian("B", f.of), abMedian("A", f.of)))
+	}
+	for _, b := range builds {
+		fmt.Fprintf(w, "\nab's output, last phase of build %s:\n\n```\n%s```\n", b.name, abSummary(abOut[b.name]))
+	}
+	return nil
+}
+
+// parseAB reads the figures of ab's report.
+func parseAB(out []byte) (phase, error) {
+	var p phase
+	found := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		x, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "Requests per second":
+			p.rps = x
+		case "Total transferred":
+			p.total = x
+		case "HTML transferred":
+			p.html = x
+		case "Failed requests":
+			p.failed = x
+		default:
+			continue
+		}
+		found++
+	}
+	if found != 4 {
+		return p, fmt.Errorf("ab's output lacks requests/s, bytes or failures:\n%s", out)
+	}
+	return p, nil
+}
+
+// abSummary keeps ab's report from "Concurrency Level" to "Transfer rate".
+func abSummary(out string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if strings.HasPrefix(l, "Concurrency Level") {
+			in = true
+		}
+		if in {
+			b.WriteString(l)
+		}
+		if strings.HasPrefix(l, "Transfer rate") {
+			break
+		}
+	}
+	return b.String()
+}
+
+// cpuTicks is utime+stime of pid, in clock ticks.
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", pid, f[11], f[12])
+	}
+	return utime + stime, nil
+}
+
+// vmHWM is the peak resident set of pid, in bytes.
+func vmHWM(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			kb, err := strconv.ParseFloat(f[0], 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
+}
+
+func get(url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %s", resp.Status)
+	}
+	return nil
+}
+
+// warmUp loads url from c clients, a connection per request, for d.
+func warmUp(url string, c int, d time.Duration) error {
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	end := time.Now().Add(d)
+	errs := make(chan error, c)
+	for range c {
+		go func() {
+			for time.Now().Before(end) {
+				resp, err := client.Get(url)
+				if err != nil {
+					errs <- err
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range c {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// await retries ready until it succeeds, for up to 30 seconds.
+func await(ready func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := ready()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
