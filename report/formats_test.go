@@ -326,3 +326,37 @@ func TestGoBenchKeepsEveryDigit(t *testing.T) {
 		t.Errorf("read back %v, want %v:\n%s", nss, want, out)
 	}
 }
+
+// The CSV has a column per matrix parameter, named by it, with the value
+// as the instance's name writes it and empty where an instance lacks it.
+func TestCSVMatrixColumns(t *testing.T) {
+	r := &results.Result{Schema: results.Schema}
+	for _, b := range []struct{ name, block string }{
+		{"scan/size=16B/fsync=true", "scan"},
+		{"scan/size=1KB/fsync=false", "scan"},
+		{"plain", "plain"},
+		{"start/cmd=/usr/bin/env true", "start"},
+		{"tagged/label=a/b/size=2MB", "tagged"},
+	} {
+		r.Benchmarks = append(r.Benchmarks, results.Benchmark{Name: b.name, Benchmark: b.block, Op: "noop"})
+	}
+	rows, err := csv.NewReader(bytes.NewReader(render(t, CSV{}, r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"name", "label", "op", "size", "fsync", "cmd", "matrix_label", "iterations"}; !slices.Equal(rows[0][:len(want)], want) {
+		t.Errorf("header %v, want it to start %v", rows[0], want)
+	}
+	want := [][]string{
+		{"16B", "true", "", ""},
+		{"1KB", "false", "", ""},
+		{"", "", "", ""},
+		{"", "", "/usr/bin/env true", ""},
+		{"2MB", "", "", "a/b"},
+	}
+	for i, w := range want {
+		if got := rows[i+1][3:7]; !slices.Equal(got, w) {
+			t.Errorf("%s: matrix columns %q, want %q", r.Benchmarks[i].Name, got, w)
+		}
+	}
+}
