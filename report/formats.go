@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/specrun/specrun/metric"
@@ -17,6 +18,10 @@ type format struct {
 	result    func(Options) Reporter
 	compare   func(Options) ComparisonReporter // nil when the format has no comparison
 	compared  string                           // what a comparison becomes
+	// ordered keeps the result's order whatever --sort says: the result
+	// itself, and hyperfine's export, whose scripts draw a parameter
+	// scan in the order its commands come.
+	ordered bool
 }
 
 // Options are what a command says about rendering, beyond the format.
@@ -33,6 +38,9 @@ type Options struct {
 	Columns []string
 	// Color colours the terminal view's verdicts and warnings.
 	Color bool
+	// Notes receives what a format says beside its output, such as the
+	// benchmarks hyperfine-json leaves out; nil discards it.
+	Notes io.Writer
 
 	plain bool // cells for a terminal: printable, not Markdown-escaped
 }
@@ -55,7 +63,7 @@ var formats = []format{
 	{name: "term", extension: ".term", doc: "the aligned table a terminal shows, what auto picks on a terminal",
 		result:  func(o Options) Reporter { return Terminal{Options: o} },
 		compare: func(o Options) ComparisonReporter { return CompareTerminal{Options: o} }, compared: "the aligned comparison a terminal shows"},
-	{name: "json", extension: ".json", doc: "the result itself",
+	{name: "json", extension: ".json", doc: "the result itself", ordered: true,
 		result:  func(Options) Reporter { return ReporterFunc(results.Encode) },
 		compare: func(Options) ComparisonReporter { return CompareJSON{} }, compared: "the comparison's data"},
 	{name: "csv", extension: ".csv", doc: "RFC 4180",
@@ -72,6 +80,19 @@ var formats = []format{
 		compare: func(o Options) ComparisonReporter { return CompareHTML{Chart: o.Chart} }, compared: "one self-contained page"},
 	{name: "gobench", extension: ".txt", doc: "the Go benchmark format that benchstat reads",
 		result: func(o Options) Reporter { return GoBench{Metrics: o.Metrics} }},
+	{name: "hyperfine-json", extension: ".json", doc: "the exec benchmarks in hyperfine's --export-json schema", ordered: true,
+		result: func(o Options) Reporter { return Hyperfine{Notes: o.Notes} }},
+}
+
+// Ordered reports whether a format keeps the result's order of
+// benchmarks, rather than the order --sort asks for.
+func Ordered(name string) bool {
+	for _, f := range formats {
+		if f.name == name {
+			return f.ordered
+		}
+	}
+	return false
 }
 
 // Formats lists the names of the formats a result renders in.

@@ -40,8 +40,8 @@ func render(t *testing.T, rep Reporter, r *results.Result) []byte {
 
 func TestFormatGolden(t *testing.T) {
 	for _, name := range Formats() {
-		if name == "png" {
-			continue // TestPNG: the pixels are not worth a golden file
+		if name == "png" || name == "hyperfine-json" {
+			continue // TestPNG: the pixels are not worth a golden file; TestHyperfineGolden reads exec benchmarks
 		}
 		t.Run(name, func(t *testing.T) {
 			rep, ext, err := Format(name, testMetrics)
@@ -51,7 +51,7 @@ func TestFormatGolden(t *testing.T) {
 			golden(t, "report-tiger"+ext, render(t, rep, results.ByTime(tiger(t))))
 		})
 	}
-	if _, _, err := Format("pdf", nil); err == nil || !strings.Contains(err.Error(), "md, term, json, csv, svg, png, html, gobench") {
+	if _, _, err := Format("pdf", nil); err == nil || !strings.Contains(err.Error(), "md, term, json, csv, svg, png, html, gobench, hyperfine-json") {
 		t.Errorf("Format(pdf) = %v, want an error listing the formats", err)
 	}
 	if _, err := ComparisonFormat("gobench"); err == nil || !strings.Contains(err.Error(), "md, term, json, csv, svg, png, html)") {

@@ -109,6 +109,10 @@ func TestReportsKeepControlCharactersOut(t *testing.T) {
 			t.Errorf("%s writes U+009B (CSI)", what)
 		}
 	}
+	run := []results.Run{{Iterations: 1, TotalNs: 5, NsPerOp: 5}}
+	r.Benchmarks = append(r.Benchmarks, // what hyperfine-json renders
+		results.Benchmark{Name: "exec/cmd=" + evil, Benchmark: "exec", Op: "exec", Params: map[string]any{"command": []string{"echo", evil}}, Runs: run},
+		results.Benchmark{Name: "shell", Label: "shell" + evil, Op: "exec", Params: map[string]any{"shell": evil}, Runs: run})
 	for _, name := range Formats() {
 		if name == "png" {
 			continue // an image, not text

@@ -7,8 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/specrun/specrun/spec"
 )
 
 // export is one --export FORMAT=FILE: a rendering written to a file
@@ -64,4 +67,23 @@ func writeExports(exports []export, force bool, render func(format string, w io.
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkExecExports refuses, before a run, hyperfine-json (on stdout or as
+// an export) from a spec of which filter keeps no exec benchmark: its
+// schema holds commands, and the run would end with nothing to write.
+func checkExecExports(plan *spec.Plan, filter *regexp.Regexp, format string, exports []export) error {
+	want := format == "hyperfine-json"
+	for _, e := range exports {
+		want = want || e.format == "hyperfine-json"
+	}
+	if !want {
+		return nil
+	}
+	for _, b := range plan.Benchmarks {
+		if b.Op != nil && b.Op.Name == "exec" && (filter == nil || filter.MatchString(b.Name)) {
+			return nil
+		}
+	}
+	return usageError("hyperfine-json holds exec benchmarks, and the spec runs none")
 }

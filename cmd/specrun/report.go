@@ -41,6 +41,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opt.Notes = stderr
 	rep, err := checkedReporter(name, *sortBy, opt)
 	if err != nil {
 		return err
@@ -71,10 +72,10 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 
 // sortedReporter is the reporter for --format with rows in --sort order:
 // reporters keep the result's order, so this is the one place that sorts.
-// json is the result itself and keeps the order it was run in.
+// json (the result itself) and hyperfine-json keep the order it was run in.
 func sortedReporter(format, sortBy string, opt report.Options) (report.Reporter, error) {
 	rep, _, err := report.FormatWith(format, opt)
-	if err != nil || format == "json" || sortBy != "time" {
+	if err != nil || report.Ordered(format) || sortBy != "time" {
 		return rep, err
 	}
 	return report.ReporterFunc(func(w io.Writer, r *results.Result) error {

@@ -108,6 +108,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opt.Notes = stderr
 	*format = name
 	reporter, err := checkedReporter(*format, *sortBy, opt)
 	if err != nil {
@@ -130,6 +131,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkColumns(plan, opt.Columns); err != nil {
+		return err
+	}
+	if err := checkExecExports(plan, cfg.Filter, *format, *exports); err != nil {
 		return err
 	}
 	if err := runner.Check(plan, cfg); err != nil {
