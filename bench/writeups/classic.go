@@ -42,11 +42,7 @@ func classic(e *env) error {
 
 	goNs, libcNs, cNs := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	labels := map[string]string{}
-	read := func(path string, into map[string][]float64, named bool) error {
-		r, err := results.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	read := func(r *results.Result, into map[string][]float64, named bool) error {
 		for _, b := range r.Benchmarks {
 			if b.Error != "" {
 				return fmt.Errorf("%s: %s", b.Name, b.Error)
@@ -61,18 +57,18 @@ func classic(e *env) error {
 		return nil
 	}
 	steps := []func() error{func() error {
-		path, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, classicSpec)
+		r, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, classicSpec)
 		if err == nil {
-			err = read(path, goNs, true)
+			err = read(r, goNs, true)
 		}
 		return err
 	}}
 	if e.libc != "" {
 		steps = append(steps, func() error {
-			path, err := e.runFiltered(e.libc, "specrun-libc", true, "--repeat", "1", "--scale", scale,
+			r, err := e.run(e.libc, "specrun-libc", "--repeat", "1", "--scale", scale,
 				"--var", "libc=true", "--filter", "^alloc/", classicSpec)
 			if err == nil {
-				err = read(path, libcNs, false)
+				err = read(r, libcNs, false)
 			}
 			return err
 		})

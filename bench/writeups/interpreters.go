@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/specrun/specrun/results"
 )
 
 const (
@@ -38,143 +36,83 @@ type phase struct {
 	rps, total, html, failed, cpuSec, rssMiB float64
 }
 
-// interpreters runs examples/interpreters (three phases per build,
-// interleaved), then starts the same app under the same interpreters in
-// front of a memcached of its own, loads each with ab -n 1000 -c 10 three
-// times, interleaved, reading utime+stime and VmHWM from /proc around each
-// phase, and prints both sides with their ratios.
+// interpreters compares examples/interpreters with ab and /proc in
+// interleaved rounds that treat both sides alike: each round, specrun runs
+// the spec once (its own fresh servers, its 100 ms warm-up, one phase per
+// build), and this program starts the same stack afresh (memcached, app.py
+// under each interpreter), warms each server up the same way and loads it
+// with ab -n 1000 -c 10, reading utime+stime and VmHWM from /proc around
+// the phase. It prints the medians of both sides with their ratios.
 func interpreters(e *env) error {
 	tools := map[string]string{}
 	for _, t := range []string{"memcached", "pypy3", "ab"} {
 		p, err := exec.LookPath(t)
 		if err != nil {
-			return errSkip{fmt.Sprintf("no %s (examples/interpreters/run.sh installs what the spec needs; ab is in apache2-utils)", t)}
+			return errSkip{fmt.Sprintf("no %s (examples/interpreters/run.sh --ab installs it)", t)}
 		}
 		tools[t] = p
 	}
 	if _, err := os.Stat(cpython); err != nil {
 		return errSkip{"no " + cpython}
 	}
-	builds := []struct{ name, python, server string }{{"A", cpython, "cpython"}, {"B", tools["pypy3"], "pypy"}}
+	builds := []build{{"A", cpython, "cpython", abPortA}, {"B", tools["pypy3"], "pypy", abPortB}}
 
-	path, err := e.run(e.specrun, "specrun", "--var", "memcached="+tools["memcached"], "--var", "pypy="+tools["pypy3"],
-		"--var", "cpython="+cpython, "--var", fmt.Sprintf("requests=%d", abRequests), interpretersSpec)
-	if err != nil {
-		return err
-	}
-	r, err := results.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	spec := map[string]phase{}
-	versions := r.Environment.Servers
-	for _, b := range r.Benchmarks {
-		if b.Error != "" {
-			return fmt.Errorf("%s: %s", b.Name, b.Error)
-		}
-		m := func(name string) float64 { return b.Metrics[name].Median }
-		spec[strings.TrimPrefix(b.Name, "page/build=")] = phase{
-			rps: m("requests_per_sec"), total: m("total_bytes"), html: m("body_bytes"), failed: m("failed"),
-			cpuSec: m("server_cpu_ns") / 1e9, rssMiB: m("server_own_max_rss_bytes") / (1 << 20),
-		}
-	}
-
-	// The same stack, started here for ab.
-	var procs []*exec.Cmd
-	defer func() {
-		for _, p := range procs {
-			syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
-			p.Wait()
-		}
-	}()
-	start := func(args ...string) (*exec.Cmd, error) {
-		c := exec.Command(args[0], args[1:]...)
-		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		c.Stdout, c.Stderr = nil, nil
-		if err := c.Start(); err != nil {
-			return nil, err
-		}
-		procs = append(procs, c)
-		return c, nil
-	}
-	mcArgs := []string{tools["memcached"], "-l", "127.0.0.1", "-p", strconv.Itoa(abMemcachedPort), "-U", "0", "-t", "2"}
-	if os.Geteuid() == 0 {
-		mcArgs = append(mcArgs, "-u", "nobody")
-	}
-	if _, err := start(mcArgs...); err != nil {
-		return err
-	}
-	mcAddr := fmt.Sprintf("127.0.0.1:%d", abMemcachedPort)
-	if err := await(func() error {
-		c, err := net.Dial("tcp", mcAddr)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	}); err != nil {
-		return fmt.Errorf("memcached on %s: %w", mcAddr, err)
-	}
-	app := filepath.Join(e.repo, "examples", "interpreters", "app.py")
-	servers := map[string]*exec.Cmd{}
-	urls := map[string]string{}
-	for i, b := range builds {
-		port := []int{abPortA, abPortB}[i]
-		c, err := start(b.python, app, "--port", strconv.Itoa(port), "--memcached", mcAddr)
+	specPhases, abPhases := map[string][]phase{}, map[string][]phase{}
+	abOut := map[string]string{}
+	var versions map[string]string
+	specSide := func() error {
+		r, err := e.run(e.specrun, "specrun", "--repeat", "1",
+			"--var", "memcached="+tools["memcached"], "--var", "pypy="+tools["pypy3"],
+			"--var", "cpython="+cpython, "--var", fmt.Sprintf("requests=%d", abRequests), interpretersSpec)
 		if err != nil {
 			return err
 		}
-		url := fmt.Sprintf("http://127.0.0.1:%d/", port)
-		if err := await(func() error { return get(url) }); err != nil {
-			return fmt.Errorf("build %s on %s: %w", b.name, url, err)
+		versions = r.Environment.Servers
+		for _, b := range r.Benchmarks {
+			if b.Error != "" {
+				return fmt.Errorf("%s: %s", b.Name, b.Error)
+			}
+			name := strings.TrimPrefix(b.Name, "page/build=")
+			for _, run := range b.Runs {
+				m := run.Metrics
+				specPhases[name] = append(specPhases[name], phase{
+					rps: m["requests_per_sec"], total: m["total_bytes"], html: m["body_bytes"], failed: m["failed"],
+					cpuSec: m["server_cpu_ns"] / 1e9, rssMiB: m["server_own_max_rss_bytes"] / (1 << 20),
+				})
+			}
 		}
-		servers[b.name], urls[b.name] = c, url
+		return nil
 	}
-	abRun := func(n int, url string) (phase, string, error) {
-		out, err := exec.Command(tools["ab"], "-n", strconv.Itoa(n), "-c", strconv.Itoa(abConcurrency), url).Output()
-		if err != nil {
-			return phase{}, "", fmt.Errorf("ab %s: %w\n%s", url, err, out)
+	abSide := func() error {
+		phases, out, err := abRound(e.repo, tools, builds)
+		for name, p := range phases {
+			abPhases[name] = append(abPhases[name], p)
 		}
-		p, err := parseAB(out)
-		return p, string(out), err
-	}
-	for _, b := range builds {
-		if err := warmUp(urls[b.name], abConcurrency, abWarmup); err != nil {
-			return fmt.Errorf("warm up build %s: %w", b.name, err)
+		for name, o := range out {
+			abOut[name] = o
 		}
+		return err
 	}
-	abPhases := map[string][]phase{}
-	abOut := map[string]string{}
-	for range e.rounds {
-		for _, b := range builds {
-			pid := servers[b.name].Process.Pid
-			before, err := cpuTicks(pid)
-			if err != nil {
-				return err
-			}
-			p, out, err := abRun(abRequests, urls[b.name])
-			if err != nil {
-				return err
-			}
-			after, err := cpuTicks(pid)
-			if err != nil {
-				return err
-			}
-			hwm, err := vmHWM(pid)
-			if err != nil {
-				return err
-			}
-			p.cpuSec, p.rssMiB = float64(after-before)/clockTicks, hwm/(1<<20)
-			abPhases[b.name] = append(abPhases[b.name], p)
-			abOut[b.name] = out
+	for round := range e.rounds {
+		first, second := specSide, abSide
+		if round%2 == 1 {
+			first, second = abSide, specSide
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
 		}
 	}
 
 	w := e.out
-	fmt.Fprintf(w, "`specrun run %s` (repeat 3: three phases of %d requests at concurrency %d per build, interleaved, keepalive off)\n",
-		interpretersSpec, abRequests, abConcurrency)
-	fmt.Fprintf(w, "beside `ab -n %d -c %d` against the same app.py under the same interpreters and a memcached of its own, %d phases per build, interleaved,\n",
-		abRequests, abConcurrency, e.rounds)
-	fmt.Fprintf(w, "after a warm-up like specrun's (%s at concurrency %d); server CPU is utime+stime from /proc/PID/stat around each phase, peak RSS is VmHWM. Medians of the phases.\n\n", abWarmup, abConcurrency)
+	fmt.Fprintf(w, "%d rounds, alternating which side goes first. specrun: `specrun run --repeat 1 %s`, its servers started afresh, "+
+		"%s of warm-up, one phase of %d requests at concurrency %d per build, a connection per request. ",
+		e.rounds, interpretersSpec, abWarmup, abRequests, abConcurrency)
+	fmt.Fprintf(w, "ab: the same app.py under the same interpreters and a memcached of its own, started afresh, "+
+		"the same warm-up, then `ab -n %d -c %d` per build; server CPU is utime+stime from /proc/PID/stat around the phase, "+
+		"peak RSS is VmHWM from /proc/PID/status after it. Medians of the rounds.\n\n", abRequests, abConcurrency)
 	for _, b := range builds {
 		fmt.Fprintf(w, "- build %s: %s\n", b.name, versions[b.server])
 	}
@@ -193,9 +131,9 @@ func interpreters(e *env) error {
 		{"server CPU s per phase (utime+stime)", func(p phase) float64 { return p.cpuSec }, "%.2f"},
 		{"server peak RSS MiB (main process, VmHWM)", func(p phase) float64 { return p.rssMiB }, "%.1f"},
 	}
-	abMedian := func(build string, of func(phase) float64) float64 {
+	med := func(phases map[string][]phase, build string, of func(phase) float64) float64 {
 		var xs []float64
-		for _, p := range abPhases[build] {
+		for _, p := range phases[build] {
 			xs = append(xs, of(p))
 		}
 		return median(xs)
@@ -203,7 +141,7 @@ func interpreters(e *env) error {
 	for _, f := range figures {
 		fmt.Fprintf(w, "| %s |", f.name)
 		for _, b := range builds {
-			s, a := f.of(spec[b.name]), abMedian(b.name, f.of)
+			s, a := med(specPhases, b.name, f.of), med(abPhases, b.name, f.of)
 			agree := ratio(s, a)
 			if s == a {
 				agree = "equal"
@@ -217,7 +155,9 @@ func interpreters(e *env) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| B vs A | specrun | ab, /proc |")
 	fmt.Fprintln(w, "|---|--:|--:|")
-	change := func(b, a float64) string { return fmt.Sprintf("%+.0f%%", 100*(b/a-1)) }
+	change := func(phases map[string][]phase, of func(phase) float64) string {
+		return fmt.Sprintf("%+.0f%%", 100*(med(phases, "B", of)/med(phases, "A", of)-1))
+	}
 	for _, f := range []struct {
 		name string
 		of   func(phase) float64
@@ -227,13 +167,102 @@ func interpreters(e *env) error {
 		{"server CPU per request", func(p phase) float64 { return p.cpuSec }},
 		{"peak RSS", func(p phase) float64 { return p.rssMiB }},
 	} {
-		fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, change(f.of(spec["B"]), f.of(spec["A"])),
-			change(abMedian("B", f.of), abMedian("A", f.of)))
+		fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, change(specPhases, f.of), change(abPhases, f.of))
 	}
 	for _, b := range builds {
-		fmt.Fprintf(w, "\nab's output, last phase of build %s:\n\n```\n%s```\n", b.name, abSummary(abOut[b.name]))
+		fmt.Fprintf(w, "\nab's output, last round, build %s:\n\n```\n%s```\n", b.name, abSummary(abOut[b.name]))
 	}
 	return nil
+}
+
+type build struct {
+	name, python, server string
+	port                 int
+}
+
+// abRound starts memcached and app.py under each build's interpreter,
+// warms each server up, loads it with ab, and stops them all; it returns
+// each build's phase and ab's output.
+func abRound(repo string, tools map[string]string, builds []build) (map[string]phase, map[string]string, error) {
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
+			p.Wait()
+		}
+	}()
+	start := func(args ...string) (*exec.Cmd, error) {
+		c := exec.Command(args[0], args[1:]...)
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.Start(); err != nil {
+			return nil, err
+		}
+		procs = append(procs, c)
+		return c, nil
+	}
+	mcArgs := []string{tools["memcached"], "-l", "127.0.0.1", "-p", strconv.Itoa(abMemcachedPort), "-U", "0", "-t", "2"}
+	if os.Geteuid() == 0 {
+		mcArgs = append(mcArgs, "-u", "nobody") // memcached refuses root without it
+	}
+	if _, err := start(mcArgs...); err != nil {
+		return nil, nil, err
+	}
+	mcAddr := fmt.Sprintf("127.0.0.1:%d", abMemcachedPort)
+	if err := await(func() error {
+		c, err := net.Dial("tcp", mcAddr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}); err != nil {
+		return nil, nil, fmt.Errorf("memcached on %s: %w", mcAddr, err)
+	}
+	app := filepath.Join(repo, "examples", "interpreters", "app.py")
+	servers, urls := map[string]*exec.Cmd{}, map[string]string{}
+	for _, b := range builds {
+		c, err := start(b.python, app, "--port", strconv.Itoa(b.port), "--memcached", mcAddr)
+		if err != nil {
+			return nil, nil, err
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/", b.port)
+		if err := await(func() error { return get(url) }); err != nil {
+			return nil, nil, fmt.Errorf("build %s on %s: %w", b.name, url, err)
+		}
+		servers[b.name], urls[b.name] = c, url
+	}
+	// Both warm-ups, then both phases.
+	for _, b := range builds {
+		if err := warmUp(urls[b.name], abConcurrency, abWarmup); err != nil {
+			return nil, nil, fmt.Errorf("warm up build %s: %w", b.name, err)
+		}
+	}
+	phases, outs := map[string]phase{}, map[string]string{}
+	for _, b := range builds {
+		pid := servers[b.name].Process.Pid
+		before, err := cpuTicks(pid)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := exec.Command(tools["ab"], "-n", strconv.Itoa(abRequests), "-c", strconv.Itoa(abConcurrency), urls[b.name]).Output()
+		if err != nil {
+			return nil, nil, fmt.Errorf("ab %s: %w\n%s", urls[b.name], err, out)
+		}
+		after, err := cpuTicks(pid)
+		if err != nil {
+			return nil, nil, err
+		}
+		hwm, err := vmHWM(pid)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := parseAB(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.cpuSec, p.rssMiB = float64(after-before)/clockTicks, hwm/(1<<20)
+		phases[b.name], outs[b.name] = p, string(out)
+	}
+	return phases, outs, nil
 }
 
 // parseAB reads the figures of ab's report.

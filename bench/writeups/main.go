@@ -24,8 +24,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/specrun/specrun/results"
 )
 
 // errSkip marks a reproduction this machine cannot run; its message says why.
@@ -43,6 +46,7 @@ type env struct {
 	rounds  int
 	out     io.Writer
 	log     io.Writer
+	notes   []string // the spec assertions that did not pass, for the report
 }
 
 func main() { os.Exit(writeups(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -100,6 +104,13 @@ func writeups(args []string, stdout, stderr io.Writer) int {
 			status = 1
 			continue
 		}
+		if len(e.notes) > 0 {
+			fmt.Fprintf(stdout, "\nThe spec's assertions that did not pass in specrun's runs:\n\n")
+			for _, n := range e.notes {
+				fmt.Fprintf(stdout, "- %s\n", n)
+			}
+			e.notes = nil
+		}
 		fmt.Fprintf(stdout, "\n%s took %s; load average after: %s\n\n", n, time.Since(start).Round(time.Second), loadavg())
 	}
 	return status
@@ -153,31 +164,39 @@ func (e *env) gcc(name, src string) (string, error) {
 	return bin, nil
 }
 
-// run runs specrun (bin) on a spec with args and returns its result's path.
-func (e *env) run(bin, label string, args ...string) (string, error) {
-	return e.runFiltered(bin, label, false, args...)
-}
-
-// runFiltered is run; with filtered, exit status 1 is accepted once the
-// result is written, since an assertion that reads a benchmark --filter
-// left out is an error.
-func (e *env) runFiltered(bin, label string, filtered bool, args ...string) (string, error) {
-	result := filepath.Join(e.tmp, fmt.Sprintf("%s-%d.json", label, time.Now().UnixNano()))
-	full := append([]string{"run", "--no-progress", "--label", label, "--result", result}, args...)
+// run runs specrun (bin) on a spec with args and returns its result. Exit
+// status 1 (an assertion that did not pass) is no error once the result is
+// written: the spec's assertions are not what a reproduction checks, and
+// one that reads a benchmark --filter left out is an error. Those that did
+// not pass in a run without --filter are noted for the report.
+func (e *env) run(bin, label string, args ...string) (*results.Result, error) {
+	path := filepath.Join(e.tmp, fmt.Sprintf("%s-%d.json", label, time.Now().UnixNano()))
+	full := append([]string{"run", "--no-progress", "--label", label, "--result", path}, args...)
 	c := e.cmd(bin, full...)
 	c.Stdout = io.Discard
 	var msg bytes.Buffer
 	c.Stderr = &msg
 	err := c.Run()
-	if _, statErr := os.Stat(result); filtered && statErr == nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		if _, statErr := os.Stat(path); statErr == nil {
 			err = nil
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("specrun %s: %v\n%s", strings.Join(full, " "), err, msg.String())
+		return nil, fmt.Errorf("specrun %s: %v\n%s", strings.Join(full, " "), err, msg.String())
 	}
-	return result, nil
+	r, err := results.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(args, "--filter") {
+		for _, a := range r.Assertions {
+			if a.Verdict != results.Pass {
+				e.notes = append(e.notes, fmt.Sprintf("assert %s: %s %s", a.Name, a.Verdict, a.Message))
+			}
+		}
+	}
+	return r, nil
 }
 
 func machine() string {

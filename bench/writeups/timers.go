@@ -39,11 +39,7 @@ func timers(e *env) error {
 	spec := "examples/timers.hcl"
 	sr, cr := map[string][]float64{}, map[string][]float64{}
 	labels := map[string]string{}
-	seconds := func(path, suffix string) error {
-		r, err := results.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	seconds := func(r *results.Result, suffix string) error {
 		for _, b := range r.Benchmarks {
 			if b.Error != "" {
 				return fmt.Errorf("%s: %s", b.Name, b.Error)
@@ -57,17 +53,17 @@ func timers(e *env) error {
 		return nil
 	}
 	specrun := func() error {
-		path, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, spec)
+		r, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, spec)
 		if err == nil {
-			err = seconds(path, "")
+			err = seconds(r, "")
 		}
 		if err != nil || e.libc == "" {
 			return err
 		}
-		path, err = e.runFiltered(e.libc, "specrun-libc", true, "--repeat", "1", "--scale", scale,
+		r, err = e.run(e.libc, "specrun-libc", "--repeat", "1", "--scale", scale,
 			"--var", "libc=true", "--filter", "^time$", spec)
 		if err == nil {
-			err = seconds(path, " (c.time)")
+			err = seconds(r, " (c.time)")
 		}
 		return err
 	}
