@@ -85,7 +85,9 @@ func writeups(args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 	e := &env{repo: repo, tmp: tmp, scale: *scale, rounds: max(*rounds, 1), out: stdout, log: stderr}
-	if err := e.build(); err != nil {
+	// The libc build (cgo, some seconds more) is for timers and classic.
+	libc := slices.ContainsFunc(names, func(n string) bool { return n != "interpreters" })
+	if err := e.build(libc); err != nil {
 		fmt.Fprintln(stderr, "writeups: build specrun:", err)
 		return 1
 	}
@@ -116,18 +118,22 @@ func writeups(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// build builds specrun, and the libc build where cgo and a C compiler work.
-func (e *env) build() error {
+// build builds specrun, and with libc the libc build where cgo and a C
+// compiler work.
+func (e *env) build(libc bool) error {
 	e.specrun = filepath.Join(e.tmp, "specrun")
 	if err := e.cmd("go", "build", "-o", e.specrun, "./cmd/specrun").Run(); err != nil {
 		return err
+	}
+	if !libc {
+		return nil
 	}
 	if _, err := exec.LookPath("gcc"); err != nil {
 		e.libcWhy = "no gcc: the libc build (CGO_ENABLED=1 go build -tags specrun_libc) needs a C compiler"
 		return nil
 	}
-	libc := filepath.Join(e.tmp, "specrun-libc")
-	c := e.cmd("go", "build", "-tags", "specrun_libc", "-o", libc, "./cmd/specrun")
+	bin := filepath.Join(e.tmp, "specrun-libc")
+	c := e.cmd("go", "build", "-tags", "specrun_libc", "-o", bin, "./cmd/specrun")
 	c.Env = append(os.Environ(), "CGO_ENABLED=1")
 	var msg bytes.Buffer
 	c.Stderr = &msg
@@ -135,7 +141,7 @@ func (e *env) build() error {
 		e.libcWhy = "the libc build failed: " + strings.TrimSpace(msg.String())
 		return nil
 	}
-	e.libc = libc
+	e.libc = bin
 	return nil
 }
 
