@@ -22,6 +22,7 @@ type format struct {
 	// itself, and hyperfine's export, whose scripts draw a parameter
 	// scan in the order its commands come.
 	ordered bool
+	binary  bool // bytes for a file or a pipe, not text for a terminal
 }
 
 // Options are what a command says about rendering, beyond the format.
@@ -72,7 +73,7 @@ var formats = []format{
 	{name: "svg", extension: ".svg", doc: "bar charts, and line charts of scans",
 		result:  func(o Options) Reporter { return SVG{Chart: o.Chart} },
 		compare: func(o Options) ComparisonReporter { return CompareSVG{Chart: o.Chart} }, compared: "grouped bars with ratios, lines of scans"},
-	{name: "png", extension: ".png", doc: "the svg charts as an image",
+	{name: "png", extension: ".png", doc: "the svg charts as an image", binary: true,
 		result:  func(o Options) Reporter { return PNG{Chart: o.Chart} },
 		compare: func(o Options) ComparisonReporter { return ComparePNG{Chart: o.Chart} }, compared: "the svg chart as an image"},
 	{name: "html", extension: ".html", doc: "one self-contained page: environment, table, charts, verdicts, runs",
@@ -90,6 +91,17 @@ func Ordered(name string) bool {
 	for _, f := range formats {
 		if f.name == name {
 			return f.ordered
+		}
+	}
+	return false
+}
+
+// Binary reports whether a format writes bytes that are not text, which
+// have no business on a terminal.
+func Binary(name string) bool {
+	for _, f := range formats {
+		if f.name == name {
+			return f.binary
 		}
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"specrun": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"ontty":   func() { os.Exit(onTTY(os.Args[1:])) },
 	})
 }
 

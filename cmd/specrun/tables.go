@@ -57,6 +57,9 @@ func renderOptions(cf *chartFlags, tf *tableFlags, format string, out io.Writer)
 	if err := tf.apply(&opt); err != nil {
 		return "", opt, err
 	}
+	if report.Binary(format) && isTerminal(out) {
+		return "", opt, usageError("--format %s writes an image, which a terminal cannot show: use --export %s=FILE, -o FILE (report, compare), or redirect stdout to a file", format, format)
+	}
 	return tf.resolve(format, out, &opt), opt, nil
 }
 
