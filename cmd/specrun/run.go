@@ -80,7 +80,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError("--start-at %s is more than %v away", *startAtFlag, maxStartWait)
 		}
 	}
+	// --result - makes stdout the result: the JSON alone, for a pod's log
+	// or a pipe, and no file beside it.
 	toStdout := *resultFile == "-"
+	if toStdout {
+		if isSet(fs, "format") && *format != "json" {
+			return usageError("--result - writes the JSON result to stdout; --format %s would print over it", *format)
+		}
+		*format = "json"
+	}
 	if len(paths) == 0 {
 		return usageErrorHelp(fs, "no spec path given")
 	}
@@ -226,7 +234,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// for the files rather than leave a temporary one behind.
 	var writeErr error
 	signals.whileWriting(func() {
-		writeErr = writeResult(r, names, *sortBy, opt, stderr)
+		if !toStdout {
+			writeErr = writeResult(r, names, *sortBy, opt, stderr)
+		}
 		fileOpt := opt
 		fileOpt.Color = false
 		writeErr = errors.Join(writeErr, writeExports(*exports, *force, func(format string, w io.Writer) error {
