@@ -96,6 +96,7 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 	if err != nil {
 		return judgeError(a, "%v", err)
 	}
+	curMed, baseMed = withStats(refs.instances, curMed, baseMed)
 	v, err := e.Value(curMed, baseMed)
 	if err != nil {
 		return judgeError(a, "%v", err) // the expression's own error names the assertion and the cause
@@ -105,17 +106,22 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 	}
 	a.Value = &v
 
-	multi := false
+	multi, several := false, false
 	for _, in := range refs.instances {
-		multi = multi || len(in.runs) > 1
+		multi = multi || len(in.runs) > 1 && in.resampled()
+		several = several || len(in.runs) > 1
 	}
 	if !multi {
 		// Nothing to resample: the point value decides, and says so.
 		var noise string
 		a.Verdict, noise = thresholdVerdict(v, v, v, e)
-		a.Message = "one run per benchmark: the point value decides"
-		if len(refs.instances) == 0 {
+		switch {
+		case len(refs.instances) == 0:
 			a.Message = "the value reads no benchmark: the point value decides"
+		case several:
+			a.Message = "the value reads only what no resample moves (first, last, min, max, digits): the point value decides"
+		default:
+			a.Message = "one run per benchmark: the point value decides"
 		}
 		if a.Verdict == Fail {
 			a.Message += "; " + moved(refs.reads, curMed, baseMed)
@@ -165,6 +171,9 @@ type judgeInstance struct {
 	median   map[string]float64
 	metrics  []string // what the value reads of it, sorted
 	columns  map[string][]float64
+	// stats are the METRIC_STAT figures it reads (requests_per_sec_first),
+	// each over its metric's column.
+	stats map[string]*statColumn
 }
 
 // resolveRefs finds every referenced instance, or says which one cannot be used.
@@ -224,15 +233,25 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 		in.columns = map[string][]float64{}
 		for name := range read {
 			in.metrics = append(in.metrics, name)
+			of, stat, isStat := readStat(name, in.runs)
+			if !isStat {
+				of = name
+			}
 			col := make([]float64, len(in.runs))
 			for j, run := range in.runs {
-				v, has := run[name]
+				v, has := run[of]
 				if !has {
 					v = math.NaN()
 				}
 				col[j] = v
 			}
 			in.columns[name] = col
+			if isStat {
+				if in.stats == nil {
+					in.stats = map[string]*statColumn{}
+				}
+				in.stats[name] = newStatColumn(stat, col)
+			}
 		}
 		sort.Strings(in.metrics)
 	}
@@ -285,6 +304,10 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 			shrink := math.Sqrt(float64(m) / float64(n))
 			med := make(map[string]float64, len(r.metrics))
 			for _, name := range r.metrics {
+				if c, ok := r.stats[name]; ok {
+					med[name] = c.resample(picked, shrink, rng, buf)
+					continue
+				}
 				col := r.columns[name]
 				buf = buf[:0]
 				for _, j := range picked {

@@ -163,9 +163,10 @@ func (l *loader) resolveRefs(a *Assert, forEach bool) {
 				continue
 			}
 			metric = step.Name
-			if !slices.Contains(info.metrics, metric) {
+			if !recorded(info.metrics, metric) {
 				l.errorf(step.SrcRange.Ptr(), "Unknown metric",
-					"Benchmark %q records no metric %q.%s It records %s.", block, metric, didYouMean(metric, info.metrics), strings.Join(info.metrics, ", "))
+					"Benchmark %q records no metric %q.%s It records %s; each of them also reads over the runs with a suffix: %s.",
+					block, metric, didYouMean(metric, statNames(info.metrics)), strings.Join(info.metrics, ", "), statSuffixes())
 				continue
 			}
 		}

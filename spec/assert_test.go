@@ -114,10 +114,11 @@ func TestEvaluateForEach(t *testing.T) {
 	cur := Metrics{
 		"null":             {"ns_per_op": 2},
 		"copy":             {"ns_per_op": 50, "bytes_per_sec": 20e9},
-		"memcpy/size=16B":  {"ns_per_op": 10, "bytes_per_sec": 1.6e9},
-		"memcpy/size=1MB":  {"ns_per_op": 30000, "bytes_per_sec": 35e9},
+		"memcpy/size=16B":  {"ns_per_op": 10, "bytes_per_sec": 1.6e9, "ns_per_op_cv": 0.02, "ns_per_op_first": 12},
+		"memcpy/size=1MB":  {"ns_per_op": 30000, "bytes_per_sec": 35e9, "ns_per_op_cv": 0.5, "ns_per_op_first": 3e4},
 		"memcpy/size=16MB": {"ns_per_op": 2e6, "bytes_per_sec": 8e9},
 	}
+	cur["null"]["ns_per_op_last"] = 3
 	base := Metrics{
 		"null":             {"ns_per_op": 4},
 		"copy":             {"ns_per_op": 25},
@@ -142,6 +143,10 @@ func TestEvaluateForEach(t *testing.T) {
 		{`named["copy"]`, cur, 50, ""},
 		{`named["null"]`, cur, 2, ""},
 		{`large_copies["size=1MB"]`, partial, 0, `no result for "memcpy/size=1MB"`},
+		// a stat reads as the metric object's own field
+		{`memcpy_steady["size=16B"]`, cur, 0.02, ""},
+		{`memcpy_steady["size=1MB"]`, cur, 0.5, ""},
+		{`memcpy_steady["size=16MB"]`, cur, 0, `has no metric "ns_per_op_cv"`},
 	} {
 		a := asserts[tt.assert]
 		if a == nil {
@@ -158,7 +163,7 @@ func TestEvaluateForEach(t *testing.T) {
 			t.Errorf("%s = %v, %v; want %v", tt.assert, got, err, tt.want)
 		}
 	}
-	if len(plan.Asserts) != 9 {
-		t.Errorf("%d asserts, want 9", len(plan.Asserts))
+	if len(plan.Asserts) != 12 {
+		t.Errorf("%d asserts, want 12", len(plan.Asserts))
 	}
 }

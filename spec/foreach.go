@@ -36,7 +36,7 @@ func (l *loader) shape(baseline bool) cty.Value {
 		}
 		metrics := func(instance string) cty.Value {
 			obj := make(map[string]cty.Value, len(info.metrics))
-			for _, m := range info.metrics {
+			for _, m := range statNames(info.metrics) {
 				obj[m] = cty.UnknownVal(cty.Number).Mark(refMark{baseline, instance, m})
 			}
 			return cty.ObjectVal(obj)

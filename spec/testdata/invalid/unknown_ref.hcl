@@ -25,6 +25,16 @@ assert "typo_metric" {
   max   = 1
 }
 
+assert "typo_stat" {
+  value = benchmark.null.ns_per_op_frist # ERROR: Unknown metric
+  max   = 1
+}
+
+assert "stat_of_typo" {
+  value = benchmark.null.ns_per_opp_first # ERROR: Unknown metric
+  max   = 1
+}
+
 assert "no_instance" {
   value = benchmark.memcpy.ns_per_op # ERROR: Missing matrix instance
   max   = 1

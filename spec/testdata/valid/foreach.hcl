@@ -47,3 +47,10 @@ assert "named" {
   value    = benchmark[each.value].ns_per_op
   max      = 1e9
 }
+
+# stats of a metric over each instance's runs
+assert "memcpy_steady" {
+  for_each = benchmark.memcpy
+  value    = each.value.ns_per_op_cv + 0 * each.value.ns_per_op_first / benchmark.null.ns_per_op_last
+  max      = 0.1
+}
