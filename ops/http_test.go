@@ -748,3 +748,36 @@ func TestHTTPPhaseKeepsItsLatencyHistogram(t *testing.T) {
 		t.Errorf("Started = %v, not within the phase's call", s.Started)
 	}
 }
+
+// BenchmarkHTTP is one load phase of b.N requests, for profiling the
+// client: against SPECRUN_BENCH_URL when set (nginx, say, so that the
+// server's work stays out of the profile), else an in-process server.
+// The concurrency is SPECRUN_BENCH_C (default 10), keepalive off when
+// SPECRUN_BENCH_CLOSE is set.
+func BenchmarkHTTP(b *testing.B) {
+	target := os.Getenv("SPECRUN_BENCH_URL")
+	if target == "" {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write(make([]byte, 6041))
+		}))
+		defer ts.Close()
+		target = ts.URL
+	}
+	c := int64(10)
+	if s := os.Getenv("SPECRUN_BENCH_C"); s != "" {
+		fmt.Sscan(s, &c)
+	}
+	op, err := newHTTP(param.Values{"url": target, "concurrency": c, "keepalive": os.Getenv("SPECRUN_BENCH_CLOSE") == "",
+		"threads": min(c, 2)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer op.(io.Closer).Close()
+	b.ResetTimer()
+	s, err := op.Run(context.Background(), int64(b.N))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(s.Metrics["client_cpu_ns_per_request"], "cpu-ns/req")
+	b.ReportMetric(s.Metrics["failed"], "failed")
+}
