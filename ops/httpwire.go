@@ -68,9 +68,11 @@ type response struct {
 	close  bool  // the connection cannot carry another request
 }
 
-// wireConn is one connection with its read buffer. It is owned by one
-// worker; only the phase's watchdog touches nc concurrently, to set a
-// deadline that unblocks a request over its time.
+// wireConn is one connection with its read buffer and the state of the
+// response being parsed. It is owned by one worker; only the phase's
+// watchdog touches nc concurrently, to set a deadline that unblocks a
+// request over its time. The event loop's connections have no nc: the loop
+// reads into buf itself and hands each read to advance.
 type wireConn struct {
 	nc    conn
 	buf   []byte
@@ -78,7 +80,34 @@ type wireConn struct {
 	n     int64 // bytes read from nc, headers included
 	first int64 // clock (monoNow) when the current response's first bytes were read
 	reads int   // reads done for the current response
+
+	// The parser's state: where in the response it is and what it found.
+	state     parseState
+	head      bool     // a response to HEAD: no body
+	resp      response // the response so far
+	length    int64    // its Content-Length, -1 when none
+	chunked   bool
+	keepalive bool  // the connection stays open after this response
+	remain    int64 // body or chunk bytes still to come
+	start     int64 // n where the current header began, for maxHeaderBytes
+	trailers  int   // trailer bytes so far
+	scanned   int   // bytes of buf[r:w] known to hold no line end
 }
+
+// parseState is where a response's parser stands.
+type parseState uint8
+
+const (
+	inStatus    parseState = iota // before the status line's end
+	inHeader                      // among the header lines
+	inBody                        // in a body of known length
+	inChunkSize                   // before a chunk-size line's end
+	inChunk                       // in a chunk's data
+	inChunkEnd                    // before the CRLF that ends a chunk
+	inTrailer                     // among the trailers
+	toClose                       // in a body that runs to the connection's end
+	parsed                        // the response is complete
+)
 
 func newWireConn(nc conn, buf []byte) *wireConn {
 	return &wireConn{nc: nc, buf: buf}
@@ -91,8 +120,9 @@ var monoBase = time.Now()
 // monoNow is the monotonic clock in nanoseconds since monoBase.
 func monoNow() int64 { return int64(time.Since(monoBase)) }
 
-// fill reads more of the response into the buffer, keeping what is unread.
-func (c *wireConn) fill() error {
+// room makes space at the end of the buffer for a read, keeping what is
+// unparsed; a buffer full of one unfinished line has none.
+func (c *wireConn) room() error {
 	if c.r == c.w {
 		c.r, c.w = 0, 0
 	} else if c.w == len(c.buf) {
@@ -102,15 +132,28 @@ func (c *wireConn) fill() error {
 		c.w = copy(c.buf, c.buf[c.r:c.w])
 		c.r = 0
 	}
+	return nil
+}
+
+// got accounts for n bytes just read into the buffer at clock now.
+func (c *wireConn) got(n int, now int64) {
+	if c.reads == 0 {
+		c.first = now
+	}
+	c.reads++
+	c.w += n
+	c.n += int64(n)
+}
+
+// fill reads more of the response into the buffer, keeping what is unread.
+func (c *wireConn) fill() error {
+	if err := c.room(); err != nil {
+		return err
+	}
 	for empty := 0; ; empty++ {
 		n, err := c.nc.Read(c.buf[c.w:])
 		if n > 0 {
-			if c.reads == 0 {
-				c.first = monoNow()
-			}
-			c.reads++
-			c.w += n
-			c.n += int64(n)
+			c.got(n, monoNow())
 			return nil
 		}
 		if err != nil {
@@ -122,210 +165,260 @@ func (c *wireConn) fill() error {
 	}
 }
 
-// line returns the next header line without its line ending, reading as
-// needed. The slice is valid until the next read.
-func (c *wireConn) line() ([]byte, error) {
-	scanned := 0
-	for {
-		if i := bytes.IndexByte(c.buf[c.r+scanned:c.w], '\n'); i >= 0 {
-			l := c.buf[c.r : c.r+scanned+i]
-			c.r += scanned + i + 1
-			if n := len(l); n > 0 && l[n-1] == '\r' {
-				l = l[:n-1]
-			}
-			return l, nil
-		}
-		scanned = c.w - c.r
-		if err := c.fill(); err != nil {
-			if err == io.EOF && scanned > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-	}
-}
-
-// discard consumes n body bytes.
-func (c *wireConn) discard(n int64) error {
-	for {
-		k := min(n, int64(c.w-c.r))
-		c.r += int(k)
-		n -= k
-		if n == 0 {
-			return nil
-		}
-		if err := c.fill(); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return err
-		}
-	}
-}
-
 // readResponse reads one response to a request (head: to a HEAD request,
 // which has no body), skipping interim 1xx responses.
 func (c *wireConn) readResponse(head bool) (response, error) {
+	c.begin(head)
+	for {
+		done, err := c.advance()
+		if err != nil || done {
+			return c.resp, err
+		}
+		if err := c.fill(); err == io.EOF {
+			_, err = c.eof()
+			return c.resp, err
+		} else if err != nil {
+			return c.resp, err
+		}
+	}
+}
+
+// begin starts the parse of the response to the request just sent.
+func (c *wireConn) begin(head bool) {
 	c.reads = 0
 	if c.r < c.w {
 		c.first = monoNow()
 		c.reads = 1
 	}
-	headerBytes := c.n - int64(c.w-c.r)
+	c.head = head
+	c.resp = response{}
+	c.startHeader()
+}
+
+func (c *wireConn) startHeader() {
+	c.state = inStatus
+	c.length = -1
+	c.chunked = false
+	c.start = c.n - int64(c.w-c.r)
+	c.scanned = 0
+	c.trailers = 0
+}
+
+// nextLine takes the next whole line from the buffer, without its line
+// ending; ok is false until one has arrived. The slice is valid until the
+// buffer is next read into.
+func (c *wireConn) nextLine() (l []byte, ok bool) {
+	i := bytes.IndexByte(c.buf[c.r+c.scanned:c.w], '\n')
+	if i < 0 {
+		c.scanned = c.w - c.r
+		return nil, false
+	}
+	l = c.buf[c.r : c.r+c.scanned+i]
+	c.r += c.scanned + i + 1
+	c.scanned = 0
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l = l[:n-1]
+	}
+	return l, true
+}
+
+// advance parses what the buffer holds of the current response, and
+// reports whether the response is complete. It consumes body bytes as they
+// come and keeps none of them.
+func (c *wireConn) advance() (done bool, err error) {
 	for {
-		resp, length, chunked, err := c.readHeader(headerBytes)
-		if err != nil {
-			return resp, err
-		}
-		switch {
-		case resp.status >= 100 && resp.status <= 199:
-			if resp.status == 101 {
-				return resp, fmt.Errorf("%w: 101 Switching Protocols", errBadResponse)
+		switch c.state {
+		case inStatus:
+			l, ok := c.nextLine()
+			if !ok {
+				return false, nil
 			}
-			headerBytes = c.n - int64(c.w-c.r)
-			continue // an interim response; the real one follows
-		case head || resp.status == 204 || resp.status == 304:
-			return resp, nil
-		case chunked:
-			resp.body, err = c.readChunked()
-			return resp, err
-		case length >= 0:
-			resp.body = length
-			return resp, c.discard(length)
-		}
-		// No length: the body runs to the end of the connection.
-		resp.close = true
-		for {
-			resp.body += int64(c.w - c.r)
-			c.r = c.w
-			if err := c.fill(); err != nil {
-				if err == io.EOF {
-					err = nil
+			if err := c.statusLine(l); err != nil {
+				return false, err
+			}
+			c.state = inHeader
+		case inHeader:
+			l, ok := c.nextLine()
+			if c.n-int64(c.w-c.r)-c.start > maxHeaderBytes {
+				return false, errHeaderTooLarge
+			}
+			if !ok {
+				return false, nil
+			}
+			if len(l) > 0 {
+				if err := c.headerLine(l); err != nil {
+					return false, err
 				}
-				return resp, err
+				continue
 			}
+			if done, err := c.endHeader(); done || err != nil {
+				return done, err
+			}
+		case inBody, inChunk:
+			k := min(c.remain, int64(c.w-c.r))
+			c.r += int(k)
+			c.remain -= k
+			if c.remain > 0 {
+				return false, nil
+			}
+			if c.state == inBody {
+				c.state = parsed
+				return true, nil
+			}
+			c.state = inChunkEnd
+		case inChunkSize:
+			l, ok := c.nextLine()
+			if !ok {
+				return false, nil
+			}
+			if err := c.chunkSize(l); err != nil {
+				return false, err
+			}
+		case inChunkEnd:
+			l, ok := c.nextLine()
+			if !ok {
+				return false, nil
+			}
+			if len(l) != 0 {
+				return false, fmt.Errorf("%w: chunk not followed by CRLF", errBadResponse)
+			}
+			c.state = inChunkSize
+		case inTrailer:
+			l, ok := c.nextLine()
+			if !ok {
+				return false, nil
+			}
+			if len(l) == 0 {
+				c.state = parsed
+				return true, nil
+			}
+			if c.trailers += len(l); c.trailers > maxHeaderBytes {
+				return false, errHeaderTooLarge
+			}
+		case toClose:
+			c.resp.body += int64(c.w - c.r)
+			c.r = c.w
+			return false, nil
+		case parsed:
+			return true, nil
 		}
 	}
 }
 
-// readHeader parses a status line and headers; length is -1 when no
-// Content-Length was given. start is c.n where this response began, for
-// the size limit.
-func (c *wireConn) readHeader(start int64) (resp response, length int64, chunked bool, err error) {
-	length = -1
-	l, err := c.line()
-	if err != nil {
-		return resp, length, false, err
+// eof is advance for the end of the connection: it completes a body that
+// runs to the end, and is an error anywhere else. It is io.EOF when
+// nothing of the response had come, as from a kept-alive connection the
+// server closed while it was idle.
+func (c *wireConn) eof() (done bool, err error) {
+	switch c.state {
+	case toClose, parsed:
+		c.state = parsed
+		return true, nil
+	case inStatus:
+		if c.r == c.w {
+			return false, io.EOF
+		}
+	case inChunkEnd:
+		return false, fmt.Errorf("%w: chunk not followed by CRLF", errBadResponse)
 	}
-	// "HTTP/1.1 200 OK"
+	return false, io.ErrUnexpectedEOF
+}
+
+// statusLine parses "HTTP/1.1 200 OK".
+func (c *wireConn) statusLine(l []byte) error {
 	if len(l) < 12 || string(l[:7]) != "HTTP/1." || (l[7] != '0' && l[7] != '1') || l[8] != ' ' ||
 		(len(l) > 12 && l[12] != ' ') {
-		return resp, length, false, fmt.Errorf("%w: status line %q", errBadResponse, clip(l))
+		return fmt.Errorf("%w: status line %q", errBadResponse, clip(l))
 	}
+	status := 0
 	for _, d := range l[9:12] {
 		if d < '0' || d > '9' {
-			return resp, length, false, fmt.Errorf("%w: status line %q", errBadResponse, clip(l))
+			return fmt.Errorf("%w: status line %q", errBadResponse, clip(l))
 		}
-		resp.status = resp.status*10 + int(d-'0')
+		status = status*10 + int(d-'0')
 	}
-	keepalive := l[7] == '1' // HTTP/1.1 keeps the connection unless told otherwise
-	for {
-		l, err := c.line()
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return resp, length, chunked, err
-		}
-		if c.n-int64(c.w-c.r)-start > maxHeaderBytes {
-			return resp, length, chunked, errHeaderTooLarge
-		}
-		if len(l) == 0 {
-			break
-		}
-		if l[0] == ' ' || l[0] == '\t' {
-			continue // an obsolete folded continuation of the last header
-		}
-		colon := bytes.IndexByte(l, ':')
-		if colon <= 0 {
-			return resp, length, chunked, fmt.Errorf("%w: header line %q", errBadResponse, clip(l))
-		}
-		name, value := l[:colon], trimSpace(l[colon+1:])
-		switch {
-		case equalFold(name, "content-length"):
-			n, ok := parseLength(value)
-			if !ok || (length >= 0 && n != length) {
-				return resp, length, chunked, fmt.Errorf("%w: Content-Length %q", errBadResponse, clip(value))
-			}
-			length = n
-		case equalFold(name, "transfer-encoding"):
-			chunked = hasToken(value, "chunked")
-		case equalFold(name, "connection"):
-			if hasToken(value, "close") {
-				keepalive = false
-			} else if hasToken(value, "keep-alive") {
-				keepalive = true
-			}
-		}
-	}
-	resp.close = !keepalive
-	return resp, length, chunked, nil
+	c.resp.status = status
+	c.keepalive = l[7] == '1' // HTTP/1.1 keeps the connection unless told otherwise
+	return nil
 }
 
-// readChunked consumes a chunked body and its trailers, returning the
-// decoded body length.
-func (c *wireConn) readChunked() (int64, error) {
-	var body int64
-	for {
-		l, err := c.line()
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return body, err
+// headerLine takes in one header line.
+func (c *wireConn) headerLine(l []byte) error {
+	if l[0] == ' ' || l[0] == '\t' {
+		return nil // an obsolete folded continuation of the last header
+	}
+	colon := bytes.IndexByte(l, ':')
+	if colon <= 0 {
+		return fmt.Errorf("%w: header line %q", errBadResponse, clip(l))
+	}
+	name, value := l[:colon], trimSpace(l[colon+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		n, ok := parseLength(value)
+		if !ok || (c.length >= 0 && n != c.length) {
+			return fmt.Errorf("%w: Content-Length %q", errBadResponse, clip(value))
 		}
-		if len(l) > maxChunkLine {
-			return body, fmt.Errorf("%w: chunk-size line over 4 KiB", errBadResponse)
-		}
-		if semi := bytes.IndexByte(l, ';'); semi >= 0 {
-			l = l[:semi]
-		}
-		size, ok := parseHex(trimSpace(l))
-		if !ok {
-			return body, fmt.Errorf("%w: chunk size %q", errBadResponse, clip(l))
-		}
-		if size == 0 {
-			break
-		}
-		if body > 1<<62-size {
-			return body, fmt.Errorf("%w: chunked body over 2^62 bytes", errBadResponse)
-		}
-		if err := c.discard(size); err != nil {
-			return body, err
-		}
-		body += size
-		if l, err := c.line(); err != nil || len(l) != 0 {
-			if err == nil || err == io.EOF {
-				err = fmt.Errorf("%w: chunk not followed by CRLF", errBadResponse)
-			}
-			return body, err
+		c.length = n
+	case equalFold(name, "transfer-encoding"):
+		c.chunked = hasToken(value, "chunked")
+	case equalFold(name, "connection"):
+		if hasToken(value, "close") {
+			c.keepalive = false
+		} else if hasToken(value, "keep-alive") {
+			c.keepalive = true
 		}
 	}
-	for total := 0; ; { // trailers, up to an empty line
-		l, err := c.line()
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return body, err
+	return nil
+}
+
+// endHeader decides, at the empty line ending a header, what follows.
+func (c *wireConn) endHeader() (done bool, err error) {
+	c.resp.close = !c.keepalive
+	switch status := c.resp.status; {
+	case status >= 100 && status <= 199:
+		if status == 101 {
+			return false, fmt.Errorf("%w: 101 Switching Protocols", errBadResponse)
 		}
-		if len(l) == 0 {
-			return body, nil
-		}
-		if total += len(l); total > maxHeaderBytes {
-			return body, errHeaderTooLarge
-		}
+		c.resp = response{}
+		c.startHeader() // an interim response; the real one follows
+	case c.head || status == 204 || status == 304:
+		c.state = parsed
+		return true, nil
+	case c.chunked:
+		c.state = inChunkSize
+	case c.length >= 0:
+		c.resp.body = c.length
+		c.remain = c.length
+		c.state = inBody
+	default:
+		c.resp.close = true // no length: the body runs to the end of the connection
+		c.state = toClose
 	}
+	return false, nil
+}
+
+// chunkSize takes in a chunk-size line.
+func (c *wireConn) chunkSize(l []byte) error {
+	if len(l) > maxChunkLine {
+		return fmt.Errorf("%w: chunk-size line over 4 KiB", errBadResponse)
+	}
+	if semi := bytes.IndexByte(l, ';'); semi >= 0 {
+		l = l[:semi]
+	}
+	size, ok := parseHex(trimSpace(l))
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: chunk size %q", errBadResponse, clip(l))
+	case size == 0:
+		c.state = inTrailer
+	case c.resp.body > 1<<62-size:
+		return fmt.Errorf("%w: chunked body over 2^62 bytes", errBadResponse)
+	default:
+		c.resp.body += size
+		c.remain = size
+		c.state = inChunk
+	}
+	return nil
 }
 
 func clip(b []byte) string {
