@@ -52,7 +52,7 @@ func init() {
 			{Name: "max_failures", Type: param.Number, Default: 0.01,
 				Doc: "The largest fraction of a phase's requests that may fail or get a non-2xx status (0.01 is 1%, 1 accepts any); above it the phase is a benchmark error."},
 			{Name: "threads", Type: param.Int, Unit: "threads", Positive: true,
-				Doc: "The OS threads that run the phase's connections (GOMAXPROCS during the phase, as wrk's -t); unset, all CPUs. One thread drives one connection with the least CPU per request."},
+				Doc: "The OS threads that run the phase's connections, as wrk's -t: on Linux over http, one event loop each (at most one per connection); elsewhere and for https, GOMAXPROCS during the phase. Unset, one per CPU. Fewer threads cost less CPU per request."},
 			{Name: "variable_length", Type: param.Bool, Default: false,
 				Doc: "Accept responses whose body length differs from the first's (ab -l); otherwise each such response is a failed request, as ab counts it."},
 		},
@@ -108,7 +108,7 @@ const latencyDef = "in a closed loop, raw samples from the first byte of the req
 
 // connectionTimes are ab's "Connection Times" rows, always raw samples of
 // the responses received: connect (zero on a kept-alive connection),
-// processing (connected to last byte read), waiting (request written to
+// processing (connected to last byte read), waiting (request's first byte written to
 // first byte read) and total (start of connect, or of the write, to last
 // byte read).
 var connectionTimes = [...]string{"connect", "processing", "waiting", "total"}
@@ -118,7 +118,7 @@ func connectionTimeMetrics() []Metric {
 	docs := map[string]string{
 		"connect":    "connecting (0 on a reused keep-alive connection)",
 		"processing": "from connected to the last byte of the response read",
-		"waiting":    "from the request written to the first byte of the response read",
+		"waiting":    "from the first byte of the request written to the first byte of the response read",
 		"total":      "from the start of the connect (or of the write, on a reused connection) to the last byte read",
 	}
 	for _, row := range connectionTimes {
@@ -157,11 +157,26 @@ type httpOp struct {
 	threads     int     // GOMAXPROCS during a phase; 0 leaves it
 	serverPID   int     // 0 when the URL is not a server block's
 
-	mu    sync.Mutex  // guards conns between phases
-	conns []*wireConn // kept-alive connections, one slot per worker, reused by the next phase
-	bufs  []byte      // the read buffers of all slots, one allocation
-	stats *phaseStats // reset by every phase
+	mu     sync.Mutex  // guards conns between phases
+	conns  []*wireConn // the goroutine client's kept-alive connections, one slot per worker, reused by the next phase
+	bufs   []byte      // the read buffers of all slots, one allocation
+	stats  *phaseStats // reset by every phase
+	client client      // what sends a phase's requests
 }
+
+// client sends a phase's requests and keeps its connections between
+// phases: on Linux an event loop per thread over plain-http sockets
+// (loopClient), elsewhere and for https a goroutine per connection.
+type client interface {
+	// run sends the phase's requests and returns what each of its
+	// workers or loops counted, still to be merged.
+	run(ph *phase) []*counter
+	close()
+}
+
+// goroutineClient, for tests, makes every instance use the goroutine
+// client, which is otherwise only the fallback.
+var goroutineClient bool
 
 func newHTTP(p param.Values, env Env) (Op, error) {
 	target, pid, err := resolveTarget(p, env)
@@ -220,6 +235,10 @@ func newHTTP(p param.Values, env Env) (Op, error) {
 	o.conns = make([]*wireConn, o.concurrency)
 	o.bufs = make([]byte, o.concurrency*readBufferSize)
 	o.stats = newPhaseStats()
+	o.client = workerClient{o}
+	if c := newLoopClient(o); c != nil && !goroutineClient {
+		o.client = c
+	}
 	if o.duration > 0 {
 		return timedHTTP{o}, nil
 	}
@@ -320,6 +339,51 @@ func (s *phaseStats) add(batch []sample) {
 	}
 }
 
+// counter is what one worker or event loop keeps of its requests until
+// the phase ends: its tally, and the samples not yet added to the phase's
+// histograms.
+type counter struct {
+	t     tally
+	batch []sample
+}
+
+// failure counts a request that failed.
+func (k *counter) failure() {
+	k.t.done++
+	k.t.failed++
+	k.t.bad++
+}
+
+// response counts a response received and keeps its sample.
+func (k *counter) response(o *httpOp, ph *phase, resp response, x sample) {
+	k.t.done++
+	bad := false
+	if resp.status < 200 || resp.status > 299 {
+		k.t.non2xx++
+		bad = true
+	}
+	k.t.bodyBytes += resp.body
+	if !o.anyLength {
+		if want := ph.bodyLen.Load(); want == 0 {
+			ph.bodyLen.CompareAndSwap(0, resp.body+1)
+		} else if want != resp.body+1 {
+			k.t.failed++ // ab's "Length" failure
+			bad = true
+		}
+	}
+	if bad {
+		k.t.bad++
+	}
+	if k.batch == nil {
+		k.batch = make([]sample, 0, flushEvery)
+	}
+	k.batch = append(k.batch, x)
+	if len(k.batch) == flushEvery {
+		o.stats.add(k.batch)
+		k.batch = k.batch[:0]
+	}
+}
+
 // worker drives one connection through a phase.
 type worker struct {
 	o   *httpOp
@@ -332,9 +396,8 @@ type worker struct {
 	dialCtx    context.Context
 	cancelDial context.CancelFunc
 	since      atomic.Int64 // monoNow at the start of the request in flight, 0 when none
-	t          tally
-	batch      []sample
-	pacer      *pacer // rate mode's clock
+	counter
+	pacer *pacer // rate mode's clock
 }
 
 // phase is what the workers of one Run share.
@@ -369,52 +432,27 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 		watch = watchProcs(o.serverPID)
 	}
 	o.stats.reset()
-	workers := make([]*worker, o.concurrency)
-	o.mu.Lock()
-	for i := range workers {
-		workers[i] = &worker{o: o, ph: ph, c: o.conns[i], buf: o.bufs[i*readBufferSize : (i+1)*readBufferSize : (i+1)*readBufferSize]}
-		if c := workers[i].c; c != nil {
-			c.nc.SetDeadline(time.Time{}) // the last phase's watchdog may have fired at its very end
-		}
-	}
-	o.mu.Unlock()
-
-	if o.threads > 0 && o.threads != runtime.GOMAXPROCS(0) {
-		// Fewer threads than CPUs wake each other less: wrk's -t.
+	if _, ok := o.client.(workerClient); ok && o.threads > 0 && o.threads != runtime.GOMAXPROCS(0) {
+		// Fewer threads than CPUs wake each other less: wrk's -t. (The
+		// event loop runs one loop per thread instead, and leaves the
+		// runtime an idle P so that it does not take a waiting loop's.)
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.threads))
 	}
-	watchdog := make(chan struct{})
-	var wg sync.WaitGroup
 	cpu0 := selfCPU()
 	wall := time.Now()
 	ph.start = monoNow()
 	if duration > 0 {
 		ph.deadline = ph.start + int64(duration)
 	}
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.loop()
-		}()
-	}
-	go o.watch(ph, workers, watchdog)
-	wg.Wait()
+	counters := o.client.run(ph)
 	elapsed := time.Since(wall)
 	clientCPU := selfCPU() - cpu0
-	close(watchdog)
 
 	var total tally
-	o.mu.Lock()
-	for i, w := range workers {
-		if w.cancelDial != nil {
-			w.cancelDial()
-		}
-		o.stats.add(w.batch)
-		total.add(w.t)
-		o.conns[i] = w.c
+	for _, k := range counters {
+		o.stats.add(k.batch)
+		total.add(k.t)
 	}
-	o.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		if watch != nil {
 			watch.Stop()
@@ -488,6 +526,59 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 	return s, nil
 }
 
+// workerClient runs a goroutine per connection over the runtime's poller.
+type workerClient struct{ o *httpOp }
+
+func (wc workerClient) run(ph *phase) []*counter {
+	o := wc.o
+	workers := make([]*worker, o.concurrency)
+	o.mu.Lock()
+	for i := range workers {
+		workers[i] = &worker{o: o, ph: ph, c: o.conns[i], buf: o.bufs[i*readBufferSize : (i+1)*readBufferSize : (i+1)*readBufferSize]}
+		if c := workers[i].c; c != nil {
+			c.nc.SetDeadline(time.Time{}) // the last phase's watchdog may have fired at its very end
+		}
+	}
+	o.mu.Unlock()
+	watchdog := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	go o.watch(ph, workers, watchdog)
+	wg.Wait()
+	close(watchdog)
+
+	counters := make([]*counter, len(workers))
+	o.mu.Lock()
+	for i, w := range workers {
+		if w.cancelDial != nil {
+			w.cancelDial()
+		}
+		counters[i] = &w.counter
+		o.conns[i] = w.c
+	}
+	o.mu.Unlock()
+	return counters
+}
+
+// close closes the connections kept alive between phases.
+func (wc workerClient) close() {
+	o := wc.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, c := range o.conns {
+		if c != nil {
+			c.nc.Close()
+			o.conns[i] = nil
+		}
+	}
+}
+
 // watch is the phase's one timer: rather than a deadline per request, it
 // looks at the requests in flight now and then and breaks the connection
 // of one over request_timeout, and of all when the run is cancelled.
@@ -531,7 +622,6 @@ func (w *worker) abort() {
 // loop sends requests until the phase's count or duration is reached.
 func (w *worker) loop() {
 	o, ph := w.o, w.ph
-	w.batch = make([]sample, 0, flushEvery)
 	last := int64(0) // when the last response ended; the next request starts there in a closed loop
 	for !ph.stop.Load() {
 		var i int64
@@ -572,40 +662,17 @@ func (w *worker) loop() {
 			last = monoNow()
 		}
 		w.since.Store(0)
-		w.t.done++
 		if err != nil {
-			w.t.failed++
-			w.t.bad++
+			w.failure()
 			w.hangUp()
 			last = 0
 			continue
-		}
-		bad := false
-		if resp.status < 200 || resp.status > 299 {
-			w.t.non2xx++
-			bad = true
-		}
-		w.t.bodyBytes += resp.body
-		if !o.anyLength {
-			if want := ph.bodyLen.Load(); want == 0 {
-				ph.bodyLen.CompareAndSwap(0, resp.body+1)
-			} else if want != resp.body+1 {
-				w.t.failed++ // ab's "Length" failure
-				bad = true
-			}
-		}
-		if bad {
-			w.t.bad++
 		}
 		x := sample{latency: last - t.ready, times: [...]int64{t.connect, last - t.ready, t.waiting, last - start}}
 		if intended != 0 {
 			x.latency = last - intended
 		}
-		w.batch = append(w.batch, x)
-		if len(w.batch) == flushEvery {
-			o.stats.add(w.batch)
-			w.batch = w.batch[:0]
-		}
+		w.response(o, ph, resp, x)
 		if resp.close || !o.keepalive {
 			w.hangUp()
 			last = 0
@@ -617,7 +684,7 @@ func (w *worker) loop() {
 type reqTimes struct {
 	connect int64 // time spent connecting; 0 on a kept-alive connection
 	ready   int64 // monoNow when the connection was ready and the write began
-	waiting int64 // from the request written to the first byte read
+	waiting int64 // from the request's first byte written to the response's first byte read
 }
 
 // do sends the request on the worker's connection, dialing one first if
@@ -638,9 +705,8 @@ func (w *worker) do(start int64) (t reqTimes, resp response, err error) {
 		c := w.c
 		before := c.n
 		if _, err = c.nc.Write(w.o.request); err == nil {
-			written := monoNow()
 			resp, err = c.readResponse(w.o.head)
-			t.waiting = c.first - written
+			t.waiting = c.first - t.ready
 		}
 		w.t.received += c.n - before
 		if err == nil || fresh || attempt > 0 || c.n != before || !retryable(err) || w.ph.stop.Load() {
@@ -712,14 +778,7 @@ func (w *worker) hangUp() {
 
 // Close closes the connections kept alive between phases.
 func (o *httpOp) Close() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for i, c := range o.conns {
-		if c != nil {
-			c.nc.Close()
-			o.conns[i] = nil
-		}
-	}
+	o.client.close()
 	return nil
 }
 
@@ -804,7 +863,8 @@ func (o *httpOp) judge(t tally, elapsed time.Duration) ([]string, error) {
 }
 
 // connMemory is what one connection of a phase may hold: its read buffer,
-// its batch of samples, its goroutine's stack and the kernel's socket.
+// its batch of samples, its goroutine's stack (the goroutine client's) and
+// the kernel's socket.
 const connMemory = readBufferSize + flushEvery*40 + 8<<10 + 4<<10
 
 // histMemory is what an instance's histograms take, whatever its concurrency.

@@ -31,3 +31,6 @@ func (p *pacer) close() {}
 
 // rawDial is Linux's; elsewhere net's dialer connects.
 func rawDial(netip.AddrPort, bool) (conn, func() error, bool) { return nil, nil, false }
+
+// newLoopClient is Linux's; elsewhere a goroutine per connection sends.
+func newLoopClient(*httpOp) client { return nil }

@@ -53,6 +53,45 @@ func newPlanned(p param.Values, env Env) (Op, error) {
 	return newHTTP(p, plannedEnv{env, def.Servers(p, nil)})
 }
 
+// useGoroutineClient makes the test's instances use the goroutine client.
+func useGoroutineClient(t *testing.T) {
+	goroutineClient = true
+	t.Cleanup(func() { goroutineClient = false })
+}
+
+// TestHTTPGoroutineClient runs the client's tests again with the goroutine
+// client, which is the only one off Linux and for https: both clients
+// count, time, fail and time out alike.
+func TestHTTPGoroutineClient(t *testing.T) {
+	useGoroutineClient(t)
+	for _, test := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"CountsAndLatencies", TestHTTPCountsAndLatencies},
+		{"FailuresAreCounted", TestHTTPFailuresAreCounted},
+		{"ServerDiesMidLoad", TestHTTPServerDiesMidLoad},
+		{"Keepalive", TestHTTPKeepalive},
+		{"RequestShape", TestHTTPRequestShape},
+		{"DurationAndRate", TestHTTPDurationAndRate},
+		{"Cancel", TestHTTPCancel},
+		{"TooManyFailuresIsAnError", TestHTTPTooManyFailuresIsAnError},
+		{"VariableLength", TestHTTPVariableLength},
+		{"RateMissedIsAWarning", TestHTTPRateMissedIsAWarning},
+		{"RequestTimeout", TestHTTPRequestTimeout},
+		{"BodiesAreStreamed", TestHTTPBodiesAreStreamed},
+		{"ConnectionTimes", TestHTTPConnectionTimes},
+		{"IdleConnectionClosedByServer", TestHTTPIdleConnectionClosedByServer},
+		{"CancelDuringARateSleep", TestHTTPCancelDuringARateSleep},
+		{"RatePhaseEndsAtItsDuration", TestHTTPRatePhaseEndsAtItsDuration},
+		{"DurationPhaseWarmsUpForTheWarmUp", TestHTTPDurationPhaseWarmsUpForTheWarmUp},
+		{"ConnectTimeout", TestHTTPConnectTimeout},
+		{"PhaseKeepsItsLatencyHistogram", TestHTTPPhaseKeepsItsLatencyHistogram},
+	} {
+		t.Run(test.name, test.f)
+	}
+}
+
 func runHTTP(t *testing.T, p param.Values, env Env, n int64) Sample {
 	t.Helper()
 	op, err := newPlanned(p, env)
@@ -148,12 +187,17 @@ func TestHTTPFailuresAreCounted(t *testing.T) {
 func TestHTTPServerDiesMidLoad(t *testing.T) {
 	var hits atomic.Int64
 	var ts *httptest.Server
+	started := make(chan struct{}) // ts is set: the race detector sees no order through raw sockets
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 50 {
-			go ts.Close()
+			go func() {
+				<-started
+				ts.Close()
+			}()
 		}
 		w.Write([]byte("ok"))
 	}))
+	close(started)
 	defer ts.Close()
 	s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(2), "request_timeout": 2 * time.Second,
 		"max_failures": 1.0}, nil, 500)
@@ -706,8 +750,10 @@ func TestHTTPConnectTimeout(t *testing.T) {
 	}
 }
 
-// TestHTTPThreads: threads sets GOMAXPROCS for the phase only.
+// TestHTTPThreads: for the goroutine client, threads sets GOMAXPROCS for
+// the phase only. (The event loop's threads are its loops.)
 func TestHTTPThreads(t *testing.T) {
+	useGoroutineClient(t)
 	var during atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		during.Store(int64(runtime.GOMAXPROCS(0)))
