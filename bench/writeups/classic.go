@@ -40,7 +40,7 @@ func classic(e *env) error {
 	}
 	scale := strconv.FormatFloat(classicScale*e.scale, 'g', 6, 64)
 
-	goNs, libcNs, cNs := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	goNs, libcNs, cNs, i386Ns := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	labels := map[string]string{}
 	read := func(r *results.Result, into map[string][]float64, named bool) error {
 		for _, b := range r.Benchmarks {
@@ -69,6 +69,15 @@ func classic(e *env) error {
 				"--var", "libc=true", "--filter", "^alloc/", classicSpec)
 			if err == nil {
 				err = read(r, libcNs, false)
+			}
+			return err
+		})
+	}
+	if e.i386 != "" {
+		steps = append(steps, func() error {
+			r, err := e.run(e.i386, "specrun-386", "--repeat", "1", "--scale", scale, classicSpec)
+			if err == nil {
+				err = read(r, i386Ns, false)
 			}
 			return err
 		})
@@ -103,10 +112,13 @@ func classic(e *env) error {
 	if e.libc != "" {
 		fmt.Fprintf(w, " and, in the libc build, `--var libc=true --filter '^alloc/'`")
 	}
+	if e.i386 != "" {
+		fmt.Fprintf(w, ", the GOARCH=386 build")
+	}
 	if cbin != "" {
 		fmt.Fprintf(w, " beside `classic %s` (bench/writeups/csrc/classic.c, gcc -O2)", scale)
 	}
-	fmt.Fprintf(w, ", %d rounds, rotating which goes first; medians of the rounds.\n\n", e.rounds)
+	fmt.Fprintf(w, ", %s, rotating which goes first; medians of the rounds.\n\n", e.roundsText())
 
 	fmt.Fprintln(w, "The write-up's rows (Leopard, 32-bit) and the instances that stand for them (the table in the example's header):")
 	fmt.Fprintln(w)
@@ -114,9 +126,12 @@ func classic(e *env) error {
 	if len(libcNs) > 0 {
 		header += " libc variant ns |"
 	}
+	if len(i386Ns) > 0 {
+		header += " 386 ns | rank |"
+	}
 	fmt.Fprintln(w, header)
 	fmt.Fprintln(w, strings.Repeat("|---", strings.Count(header, "|")-1)+"|")
-	var ref, got, gotLibc []float64
+	var ref, got, gotLibc, got386 []float64
 	var shown []classicRow
 	for _, r := range table {
 		if r.Row == "-" || r.Instance == "-" || len(goNs[r.Instance]) == 0 {
@@ -130,8 +145,9 @@ func classic(e *env) error {
 			v = median(l)
 		}
 		gotLibc = append(gotLibc, v)
+		got386 = append(got386, median(i386Ns[r.Instance]))
 	}
-	refRank, gotRank := ranks(ref), ranks(got)
+	refRank, gotRank, rank386 := ranks(ref), ranks(got), ranks(got386)
 	for i, r := range shown {
 		line := fmt.Sprintf("| %s | %s | %g | %s | %s | %g |", r.Row, ns(r.NS), refRank[i], r.Instance, ns(got[i]), gotRank[i])
 		if len(libcNs) > 0 {
@@ -140,6 +156,9 @@ func classic(e *env) error {
 				cell = ns(median(l))
 			}
 			line += " " + cell + " |"
+		}
+		if len(i386Ns) > 0 {
+			line += fmt.Sprintf(" %s | %g |", ns(got386[i]), rank386[i])
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -153,6 +172,11 @@ func classic(e *env) error {
 	fmt.Fprintf(w, "Spearman's rho over these %d rows: **%.3f**", len(shown), spearman(ref, got))
 	if len(libcNs) > 0 {
 		fmt.Fprintf(w, "; with the malloc/free rows as C's (c.malloc): **%.3f**", spearman(ref, gotLibc))
+	}
+	if len(i386Ns) > 0 {
+		fmt.Fprintf(w, "; the 386 build: **%.3f**", spearman(ref, got386))
+	} else if e.i386Why != "" {
+		fmt.Fprintf(w, "; no 386 build: %s", e.i386Why)
 	}
 	fmt.Fprintf(w, ". No analog: %s.\n\n", strings.Join(none, ", "))
 

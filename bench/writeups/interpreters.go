@@ -107,9 +107,9 @@ func interpreters(e *env) error {
 	}
 
 	w := e.out
-	fmt.Fprintf(w, "%d rounds, alternating which side goes first. specrun: `specrun run --repeat 1 %s`, its servers started afresh, "+
+	fmt.Fprintf(w, "%s, alternating which side goes first. specrun: `specrun run --repeat 1 %s`, its servers started afresh, "+
 		"%s of warm-up, one phase of %d requests at concurrency %d per build, a connection per request. ",
-		e.rounds, interpretersSpec, abWarmup, abRequests, abConcurrency)
+		e.roundsText(), interpretersSpec, abWarmup, abRequests, abConcurrency)
 	fmt.Fprintf(w, "ab: the same app.py under the same interpreters and a memcached of its own, started afresh, "+
 		"the same warm-up, then `ab -n %d -c %d` per build; server CPU is utime+stime from /proc/PID/stat around the phase, "+
 		"peak RSS is VmHWM from /proc/PID/status after it. Medians of the rounds.\n\n", abRequests, abConcurrency)

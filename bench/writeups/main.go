@@ -42,6 +42,8 @@ type env struct {
 	specrun string // the default build
 	libc    string // the build with the libc ops; "" when it cannot be built
 	libcWhy string // why libc is ""
+	i386    string // with -386, the GOARCH=386 build; "" when this kernel cannot run it
+	i386Why string // why i386 is "" with -386
 	scale   float64
 	rounds  int
 	out     io.Writer
@@ -56,6 +58,7 @@ func writeups(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	scale := fs.Float64("scale", 1, "multiply the timers' 10 M calls and the classic counts (itself at --scale 0.1) by `F`")
 	rounds := fs.Int("rounds", 3, "interleaved rounds of specrun and the reference, one run each per round")
+	i386 := fs.Bool("386", false, "classic: also run a GOARCH=386 build, as the write-up's Leopard column was 32-bit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -90,6 +93,9 @@ func writeups(args []string, stdout, stderr io.Writer) int {
 	if err := e.build(libc); err != nil {
 		fmt.Fprintln(stderr, "writeups: build specrun:", err)
 		return 1
+	}
+	if *i386 {
+		e.build386()
 	}
 	status := 0
 	for _, n := range names {
@@ -143,6 +149,22 @@ func (e *env) build(libc bool) error {
 	}
 	e.libc = bin
 	return nil
+}
+
+// build386 builds specrun for GOARCH=386 and checks that this kernel runs it.
+func (e *env) build386() {
+	bin := filepath.Join(e.tmp, "specrun-386")
+	c := e.cmd("go", "build", "-o", bin, "./cmd/specrun")
+	c.Env = append(os.Environ(), "GOARCH=386")
+	if err := c.Run(); err != nil {
+		e.i386Why = "the GOARCH=386 build failed: " + err.Error()
+		return
+	}
+	if err := exec.Command(bin, "version").Run(); err != nil {
+		e.i386Why = "this kernel cannot run the 386 build (no IA32 emulation): " + err.Error()
+		return
+	}
+	e.i386 = bin
 }
 
 func (e *env) cmd(name string, args ...string) *exec.Cmd {
@@ -234,4 +256,11 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+func (e *env) roundsText() string {
+	if e.rounds == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", e.rounds)
 }

@@ -97,7 +97,7 @@ func timers(e *env) error {
 
 	w := e.out
 	fmt.Fprintf(w, "`specrun run --repeat 1 --scale %s %s` (and, in the libc build, `--var libc=true --filter '^time$'`)\n", scale, spec)
-	fmt.Fprintf(w, "beside `timers %d` (bench/writeups/csrc/timers.c, gcc -O2), %d rounds, alternating which goes first.\n", calls, e.rounds)
+	fmt.Fprintf(w, "beside `timers %d` (bench/writeups/csrc/timers.c, gcc -O2), %s, alternating which goes first.\n", calls, e.roundsText())
 	fmt.Fprintf(w, "Seconds for %d calls: median of the rounds, and (max-min)/median.\n\n", calls)
 	if e.libc == "" {
 		fmt.Fprintf(w, "No c.time row: %s.\n\n", e.libcWhy)
