@@ -51,7 +51,7 @@ func TestClassicTableNamesEveryInstanceOnce(t *testing.T) {
 	for _, b := range plan.Benchmarks {
 		labels[b.Name] = b.Label
 	}
-	seenInstance, seenRow := map[string]bool{}, map[string]bool{}
+	seenInstance, seenRow, seenLabel := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	last := math.Inf(-1)
 	for _, r := range rows {
 		if r.Row == "-" && r.Instance == "-" {
@@ -78,6 +78,10 @@ func TestClassicTableNamesEveryInstanceOnce(t *testing.T) {
 			t.Errorf("instance %q is in the table twice", r.Instance)
 		}
 		seenInstance[r.Instance] = true
+		if seenLabel[r.Label] {
+			t.Errorf("label %q is in the table twice: a row's label must name it alone", r.Label)
+		}
+		seenLabel[r.Label] = true
 		label, ok := labels[r.Instance]
 		switch {
 		case !ok:
