@@ -33,7 +33,7 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 		dir = ", " + c.Better + " is better"
 	}
 	fmt.Fprintf(bw, "Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).\n\n",
-		escape(c.Metric), dir, escape(c.Labels[0]), c.Alpha)
+		escape(metricHeading(c)), dir, escape(c.Labels[0]), c.Alpha)
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
 			escape(strings.Join(c.Differences, "; ")))
@@ -45,7 +45,7 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 		}
 		fmt.Fprintln(bw)
 	}
-	header := append([]string{"Name"}, c.Labels...)
+	header := append([]string{"Name"}, columnHeads(c)...)
 	align := []string{"------"}
 	for range c.Labels {
 		align = append(align, "-----:")
@@ -57,19 +57,18 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	fmt.Fprintf(bw, "| %s |\n|%s|\n", strings.Join(escapeAll(header), " | "), strings.Join(align, "|"))
 	warnings := map[string]bool{}
 	var warningOrder []string
-	untestable, runs := untestableRuns(c)
+	untestable, _ := untestableRuns(c)
 	for _, row := range c.Rows {
 		cells := []string{escape(row.Label)}
-		unit := rowFigure(c, row, m.TimeUnit)
+		unit := rowFigure(c, row, forcedTimeUnit(c, m.TimeUnit))
 		for _, cell := range row.Cells {
 			cells = append(cells, cellText(cell, unit))
 		}
 		for _, d := range row.Deltas {
+			cells = append(cells, deltaCell(c, d, untestable))
 			if untestable {
-				cells = append(cells, ratioAlone(d))
 				continue
 			}
-			cells = append(cells, deltaText(c, d))
 			for _, w := range d.Warnings {
 				if !warnings[w] {
 					warnings[w] = true
@@ -79,12 +78,16 @@ func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
 	}
-	if untestable {
-		need := runsNeeded(c.Alpha)
-		fmt.Fprintf(bw, "\nNo difference here can be significant: with %s per result, the smallest p the Mann-Whitney U test can give is %.3f, above α = %v. %d runs per result would be needed (repeat = %d).\n",
-			plural(runs, "run"), minP(runs, runs), c.Alpha, need, need)
+	if note := tooFewNote(c); note != "" {
+		fmt.Fprintf(bw, "\n%s\n", escape(note))
 	} else if len(warningOrder) > 0 {
 		fmt.Fprintf(bw, "\n? too few runs for a significance test: %s.\n", strings.Join(warningOrder, "; "))
+	}
+	if ss := summarySentences(c); len(ss) > 0 {
+		fmt.Fprintln(bw)
+		for _, s := range ss {
+			fmt.Fprintf(bw, "%s\n", escape(s))
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write comparison: %w", err)
@@ -182,6 +185,29 @@ func runsNeeded(alpha float64) int {
 		n++
 	}
 	return n
+}
+
+// deltaCell is deltaText with the change's interval, "3.01× slower
+// (+201% [+199%, +204%], p=0.008)"; when no ratio of the table can be
+// tested (untestable) it is the ratio and the interval alone, "1.33×
+// (+33% [+25%, +41%] at 90%)".
+func deltaCell(c *results.Comparison, d results.Delta, untestable bool) string {
+	ch := changeText(c, d)
+	if untestable || d.Ratio == nil {
+		s := ratioAlone(d)
+		if ch != "" && d.Ratio != nil {
+			s += " (" + ch + ")"
+		}
+		return s
+	}
+	s := deltaText(c, d)
+	if ch == "" {
+		return s
+	}
+	if i := strings.LastIndex(s, " (p="); i >= 0 {
+		return s[:i] + " (" + ch + ", " + s[i+2:]
+	}
+	return s + " (" + ch + ")"
 }
 
 // ratioAlone is a ratio alone, "1.33×", or "N/A".

@@ -73,7 +73,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := (CompareMarkdown{}).Report(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| GET / (build A) | 30.0 MiB | 40.0 MiB | 1.33× |"; !strings.Contains(buf.String(), want) {
+	if want := "| GET / (build A) | 30.0 MiB | 40.0 MiB | 1.33× (+33%) |"; !strings.Contains(buf.String(), want) {
 		t.Errorf("max_rss_bytes comparison lacks %q:\n%s", want, buf.String())
 	}
 }
@@ -165,18 +165,21 @@ func TestCompareTooFewRunsSaidOnce(t *testing.T) {
 			{Label: "x", Cells: []*results.CompareCell{cell(100), cell(50)}, Deltas: []results.Delta{{Ratio: &r1, P: 0.1, Warnings: warn}}},
 			{Label: "y", Cells: []*results.CompareCell{cell(100), cell(150)}, Deltas: []results.Delta{{Ratio: &r2, P: 0.1, Warnings: warn}}},
 		}}
-	var buf bytes.Buffer
-	if err := (CompareMarkdown{}).Report(&buf, c); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	if strings.Contains(out, "?") {
-		t.Errorf("a column of ? where no row can be tested:\n%s", out)
-	}
 	want := "with 3 runs per result, the smallest p the Mann-Whitney U test can give is 0.100, above α = 0.05. 4 runs per result would be needed"
-	if strings.Count(out, want) != 1 {
-		t.Errorf("the table does not say once %q:\n%s", want, out)
+	for _, rep := range []ComparisonReporter{CompareMarkdown{}, CompareTerminal{}, CompareHTML{}} {
+		var buf bytes.Buffer
+		if err := rep.Report(&buf, c); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if strings.Contains(out, "×?") || strings.Contains(out, "× ?") {
+			t.Errorf("%T: a column of ? where no row can be tested:\n%s", rep, out)
+		}
+		if strings.Count(out, want) != 1 {
+			t.Errorf("%T: the table does not say once %q:\n%s", rep, want, out)
+		}
 	}
+	var buf bytes.Buffer
 	// One testable row: the others keep their "?".
 	c.Rows[0].Deltas[0].Warnings = nil
 	buf.Reset()

@@ -64,15 +64,19 @@ func compareFigure(c *results.Comparison, opt ChartOptions) *figure {
 	unit, label := c.Unit, c.Metric
 	if c.Metric == metric.NsPerOp {
 		unit, label = "ns", "time per op"
+		if c.Layout != nil && c.Layout.Per > 1 {
+			label = "time of " + results.Number(c.Layout.Per) + " ops"
+		}
 	} else if c.Unit != "" {
-		label += " (" + c.Unit + ")"
+		label = metricHeading(c) + " (" + c.Unit + ")"
 	}
 	bars := &barPanel{xlabel: label, unit: unit, axis: opt.Axis}
-	for _, l := range c.Labels {
+	for _, l := range columnHeads(c) {
 		bars.series = append(bars.series, barSeries{name: l})
 		bars.legend = append(bars.legend, legendEntry{name: l, color: seriesColor(len(bars.legend))})
 	}
 	marks := map[string]bool{}
+	untestable, runs := untestableRuns(c)
 	for ri, row := range c.Rows {
 		if inScan[ri] {
 			continue
@@ -82,6 +86,9 @@ func compareFigure(c *results.Comparison, opt ChartOptions) *figure {
 			br := cellBar(cell)
 			if i > 0 && drawable(br.value, false) {
 				br.note = deltaMark(c, row.Deltas[i-1])
+				if untestable {
+					br.note = ratioAlone(row.Deltas[i-1])
+				}
 				for _, m := range []string{"~", "?"} {
 					marks[m] = marks[m] || strings.Contains(br.note, m)
 				}
@@ -95,6 +102,9 @@ func compareFigure(c *results.Comparison, opt ChartOptions) *figure {
 	}
 	if marks["?"] {
 		key = append(key, "? too few runs to test")
+	}
+	if untestable {
+		key = append(key, fmt.Sprintf("no ratio can be significant with %s a column; %d would be needed", plural(runs, "run"), runsNeeded(c.Alpha)))
 	}
 	if len(key) > 0 {
 		bars.xlabel += fmt.Sprintf("\n%s (Mann-Whitney U, α = %v)", strings.Join(key, ", "), c.Alpha)

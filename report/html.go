@@ -138,11 +138,16 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 		dir = ", " + c.Better + " is better"
 	}
 	p.Notes = append(p.Notes, fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
-		c.Metric, dir, c.Labels[0], c.Alpha))
+		metricHeading(c), dir, c.Labels[0], c.Alpha))
+	if note := tooFewNote(c); note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	p.Notes = append(p.Notes, summarySentences(c)...)
+	untestable, _ := untestableRuns(c)
 	if len(c.Differences) > 0 {
 		p.Notes = append(p.Notes, "Environments differ: "+strings.Join(c.Differences, "; ")+". Differences may come from the machines, not only the code.")
 	}
-	p.Head = append([]string{"Name"}, c.Labels...)
+	p.Head = append([]string{"Name"}, columnHeads(c)...)
 	for _, l := range c.Labels[1:] {
 		p.Head = append(p.Head, l+" vs "+c.Labels[0])
 	}
@@ -169,7 +174,7 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 			} else if strings.HasSuffix(word, "faster") || strings.HasSuffix(word, "better") {
 				class = "good"
 			}
-			cells = append(cells, htmlCell{Text: deltaText(c, d), Class: class})
+			cells = append(cells, htmlCell{Text: deltaCell(c, d, untestable), Class: class})
 		}
 		p.Rows = append(p.Rows, cells)
 		det := htmlDetail{Name: row.Label, Head: []string{"Result", "Runs (" + c.Metric + ")"}}

@@ -254,13 +254,13 @@ func (t CompareTerminal) Report(w io.Writer, c *results.Comparison) error {
 		dir = ", " + c.Better + " is better"
 	}
 	fmt.Fprintf(bw, "%s\n\n", opt.paint(ansiBold, fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
-		oneLine(c.Metric), dir, oneLine(c.Labels[0]), c.Alpha)))
+		oneLine(metricHeading(c)), dir, oneLine(c.Labels[0]), c.Alpha)))
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "%s %s. Differences below may come from the machines, not only the code.\n\n",
 			opt.paint(ansiYellow, "Environments differ:"), oneLine(strings.Join(c.Differences, "; ")))
 	}
 	cols := []column{{head: "Name", left: true}}
-	for _, l := range c.Labels {
+	for _, l := range columnHeads(c) {
 		cols = append(cols, column{head: oneLine(l)})
 	}
 	for _, l := range c.Labels[1:] {
@@ -268,14 +268,18 @@ func (t CompareTerminal) Report(w io.Writer, c *results.Comparison) error {
 	}
 	var tooFew []string
 	seen := map[string]bool{}
+	untestable, _ := untestableRuns(c)
 	for _, row := range c.Rows {
 		cols[0].cells = append(cols[0].cells, oneLine(row.Label))
-		unit := rowFigure(c, row, opt.TimeUnit)
+		unit := rowFigure(c, row, forcedTimeUnit(c, opt.TimeUnit))
 		for i, cell := range row.Cells {
 			cols[1+i].cells = append(cols[1+i].cells, unescapeMarkdown(cellText(cell, unit)))
 		}
 		for i, d := range row.Deltas {
-			cols[1+len(c.Labels)+i].cells = append(cols[1+len(c.Labels)+i].cells, deltaText(c, d))
+			cols[1+len(c.Labels)+i].cells = append(cols[1+len(c.Labels)+i].cells, deltaCell(c, d, untestable))
+			if untestable {
+				continue
+			}
 			for _, w := range d.Warnings {
 				if !seen[w] {
 					seen[w] = true
@@ -295,8 +299,16 @@ func (t CompareTerminal) Report(w io.Writer, c *results.Comparison) error {
 		}
 		fmt.Fprintln(bw, l)
 	}
-	if len(tooFew) > 0 {
+	if note := tooFewNote(c); note != "" {
+		fmt.Fprintf(bw, "\n%s\n", oneLine(note))
+	} else if len(tooFew) > 0 {
 		fmt.Fprintf(bw, "\n? too few runs for a significance test: %s.\n", strings.Join(tooFew, "; "))
+	}
+	if ss := summarySentences(c); len(ss) > 0 {
+		fmt.Fprintln(bw)
+		for _, s := range ss {
+			fmt.Fprintf(bw, "%s\n", opt.paint(ansiBold, oneLine(s)))
+		}
 	}
 	if len(c.Warnings) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", opt.paint(ansiYellow, "Warnings recorded by the runs"))

@@ -42,6 +42,14 @@ type Comparison struct {
 	// each prefixed with the label of the result it came from.
 	Warnings []string     `json:"warnings,omitempty"`
 	Rows     []CompareRow `json:"rows"`
+
+	// Layout is how the table was laid out; Pooled is how many results
+	// each column pools.
+	Layout *Layout `json:"layout,omitempty"`
+	Pooled []int   `json:"pooled,omitempty"`
+	// Summary is, for a two-column layout, the second column's change in
+	// each of the layout's summary metrics, row by row.
+	Summary []SummaryLine `json:"summary,omitempty"`
 }
 
 // CompareRow is one benchmark instance across the results.
@@ -71,91 +79,19 @@ type Delta struct {
 	P           float64  `json:"p"`
 	Significant bool     `json:"significant"`
 	Warnings    []string `json:"warnings,omitempty"` // from the test, e.g. too few runs
+	// Change is the change with its interval; nil when a ratio of the
+	// runs means nothing (a value that is not positive).
+	Change *Change `json:"change,omitempty"`
 }
 
-// Compare lines up the results. Their labels head the columns; a label
-// that repeats gets "#2", "#3" so that every column is named.
+// Compare lines up the results, one column per result. Their labels
+// head the columns; a label that repeats gets "#2", "#3" so that every
+// column is named.
 func Compare(rs []*Result, opt CompareOptions) (*Comparison, error) {
 	if len(rs) < 2 {
 		return nil, fmt.Errorf("need at least two results, have %d", len(rs))
 	}
-	if opt.Metric == "" {
-		opt.Metric = metric.NsPerOp
-	}
-	if opt.Alpha == 0 {
-		opt.Alpha = 0.05
-	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("alpha %v is not between 0 and 1", opt.Alpha)
-	}
-	c := &Comparison{Metric: opt.Metric, Alpha: opt.Alpha, Differences: envDifferences(rs), Title: rs[0].Suite.Title}
-	if c.Title == "" {
-		c.Title = rs[0].Suite.Name
-	}
-	seenLabel := map[string]int{}
-	for i, r := range rs {
-		l := r.Label
-		if l == "" {
-			l = fmt.Sprintf("result %d", i+1)
-		}
-		if seenLabel[l]++; seenLabel[l] > 1 {
-			l = fmt.Sprintf("%s #%d", l, seenLabel[l])
-		}
-		c.Labels = append(c.Labels, l)
-		c.Environments = append(c.Environments, r.Environment)
-		for _, w := range r.Warnings {
-			c.Warnings = append(c.Warnings, l+": "+w)
-		}
-	}
-
-	// One row per instance, in the order first met.
-	index := map[string]int{}
-	for _, r := range rs {
-		for i := range r.Benchmarks {
-			b := &r.Benchmarks[i]
-			if _, ok := index[b.Name]; !ok {
-				index[b.Name] = len(c.Rows)
-				c.Rows = append(c.Rows, CompareRow{Name: b.Name, Label: b.RowLabel(), Benchmark: b.Benchmark, Params: b.Params,
-					Cells: make([]*CompareCell, len(rs))})
-			}
-		}
-	}
-	found := false
-	for ri, r := range rs {
-		for i := range r.Benchmarks {
-			b := &r.Benchmarks[i]
-			cell := metricCell(b, opt.Metric)
-			found = found || cell.Error == ""
-			c.Rows[index[b.Name]].Cells[ri] = cell
-			if m, ok := opt.Metrics.Lookup(b.Op, opt.Metric); ok && c.Better == "" {
-				c.Better, c.Unit = m.Better(), m.Unit
-			}
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("no benchmark in these results has the metric %q", opt.Metric)
-	}
-	if opt.Metric != metric.NsPerOp {
-		// Only some ops report other metrics; rows of the rest would be noise.
-		rows := c.Rows[:0]
-		for _, row := range c.Rows {
-			for _, cell := range row.Cells {
-				if cell != nil && cell.Error == "" {
-					rows = append(rows, row)
-					break
-				}
-			}
-		}
-		c.Rows = rows
-	}
-	thresholds := &benchmath.Thresholds{CompareAlpha: opt.Alpha}
-	for i := range c.Rows {
-		row := &c.Rows[i]
-		for _, cell := range row.Cells[1:] {
-			row.Deltas = append(row.Deltas, delta(row.Cells[0], cell, thresholds))
-		}
-	}
-	return c, nil
+	return CompareLayout(rs, Layout{Columns: ByResult}, opt)
 }
 
 // metricCell gathers b's runs of one metric.

@@ -46,6 +46,9 @@ type Suite struct {
 	// time_unit attribute): "ns", "us", "ms" or "s"; empty for each
 	// column's own.
 	TimeUnit string `json:"time_unit,omitempty"`
+	// Layout is the table the suite's report block lays out, which run,
+	// report and compare print; nil without one.
+	Layout *Layout `json:"layout,omitempty"`
 }
 
 // Spec is the spec a result came from; it travels with the result so that

@@ -17,7 +17,7 @@ import (
 // column per result, ratios to the first with a significance test.
 func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "[flags] A.json B.json [C.json...]",
-		"Put stored results side by side: one row per benchmark, one column per result,\nand each later column's ratio to the first with a Mann-Whitney U test.", stderr)
+		"Put stored results side by side: one row per benchmark, one column per result\n(or per label, host or matrix parameter value, with --by), and each later column's\nratio to the first with a Mann-Whitney U test and the change's interval.", stderr)
 	metric := fs.String("metric", "ns_per_op", "the metric to compare: ns_per_op, ops_per_sec, bytes_per_sec or an op metric (requests_per_sec, max_rss_bytes, ...)")
 	format := fs.String("format", "auto", "output format: "+autoFormat+report.FormatHelp(true))
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
@@ -30,12 +30,14 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	var tf tableFlags
 	tf.register(fs, false)
+	var lf layoutFlags
+	lf.register(fs, false, true)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	if len(paths) < 2 {
-		return usageErrorHelp(fs, "want at least two result files, have %d", len(paths))
+	if len(paths) < 1 {
+		return usageErrorHelp(fs, "want result files to compare, have none")
 	}
 	if !(*alpha > 0 && *alpha < 1) {
 		return usageError("--alpha is a significance level between 0 and 1, not %v", *alpha)
@@ -72,7 +74,23 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		rs = append(rs, r)
 	}
-	c, err := results.Compare(rs, results.CompareOptions{Metric: *metric, Alpha: *alpha, Metrics: opMetrics})
+	metricSet := ""
+	if isSet(fs, "metric") {
+		metricSet = *metric
+	}
+	lay, err := lf.apply(rs[0].Suite.Layout, metricSet)
+	if err != nil {
+		return err
+	}
+	if lay == nil {
+		lay = &results.Layout{Columns: results.ByResult}
+	}
+	if lay.Columns == "" || lay.Columns == results.ByResult {
+		if len(rs) < 2 {
+			return usageErrorHelp(fs, "want at least two result files for one column per result, have %d", len(rs))
+		}
+	}
+	c, err := results.CompareLayout(rs, *lay, results.CompareOptions{Alpha: *alpha, Metrics: opMetrics})
 	if err != nil {
 		return err
 	}

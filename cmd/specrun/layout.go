@@ -1,0 +1,141 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/specrun/specrun/report"
+	"github.com/specrun/specrun/results"
+)
+
+// layoutFlags are the flags that lay a table out by columns and rows over
+// what the spec's report block says: --by (compare's --columns), --rows,
+// --metric, --per, --unit and --summary.
+type layoutFlags struct {
+	by, rows, metric, unit, summary *string
+	per                             *float64
+	fs                              *flag.FlagSet
+}
+
+// register adds the flags; metric is false where the command has a
+// --metric of its own (compare), and columns adds --columns as --by.
+func (l *layoutFlags) register(fs *flag.FlagSet, metric, columns bool) {
+	l.fs = fs
+	const byHelp = "lay the table out with one column per `KEY`: result, label (results of one label pooled), host (results of one host pooled) or a matrix parameter (its values side by side, as build A and B of one run); over the spec's report block"
+	l.by = fs.String("by", "", byHelp)
+	if columns {
+		fs.Var(stringAlias{l.by}, "columns", "the same as --by")
+	}
+	l.rows = fs.String("rows", "", "with --by, the rows: comma-separated `KEYS` among benchmark and matrix parameters; default the benchmark and every parameter but the columns'")
+	if metric {
+		l.metric = fs.String("metric", "", "with --by, the cells' `METRIC` (default ns_per_op)")
+	}
+	l.per = fs.Float64("per", 0, "with --by, multiply every figure by `N`: --per 10000000 gives ns_per_op as the time of 10 M calls")
+	l.unit = fs.String("unit", "", "with --by, write times in `UNIT`: "+strings.Join(report.TimeUnits, ", "))
+	l.summary = fs.String("summary", "", "with two columns, the comma-separated `METRICS` of the sentence under the table (default the cells' metric)")
+}
+
+// stringAlias is a second name of a string flag.
+type stringAlias struct{ p *string }
+
+func (a stringAlias) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+func (a stringAlias) Set(s string) error { *a.p = s; return nil }
+
+// set reports whether any layout flag was given.
+func (l *layoutFlags) set() bool {
+	for _, name := range []string{"by", "columns", "rows", "metric", "per", "unit", "summary"} {
+		if isSet(l.fs, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply lays the flags over base (the result's layout, or nil) and
+// returns the layout to draw, nil when there is none; metric is compare's
+// own --metric, when it was given.
+func (l *layoutFlags) apply(base *results.Layout, metric string) (*results.Layout, error) {
+	if !l.set() && metric == "" {
+		return base, nil
+	}
+	var out results.Layout
+	if base != nil {
+		out = *base
+	}
+	if *l.by != "" {
+		out.Columns = *l.by
+	}
+	if *l.rows != "" {
+		out.Rows = splitList(*l.rows)
+	}
+	if l.metric != nil && *l.metric != "" {
+		out.Metric = *l.metric
+	}
+	if metric != "" {
+		out.Metric = metric
+	}
+	if isSet(l.fs, "per") {
+		if !(*l.per > 0) {
+			return nil, usageError("--per is a positive number, not %v", *l.per)
+		}
+		out.Per = *l.per
+	}
+	if *l.unit != "" {
+		if err := report.CheckTimeUnit(*l.unit); err != nil || *l.unit == "auto" {
+			return nil, usageError("--unit: time unit %q is not one of %s", *l.unit, strings.Join(report.TimeUnits, ", "))
+		}
+		out.Unit = *l.unit
+	}
+	if *l.summary != "" {
+		out.Summary = splitList(*l.summary)
+	}
+	if base == nil && out.Columns == "" && l.fs.Name() != "compare" {
+		return nil, usageError("--rows, --metric, --per, --unit and --summary lay out a table that --by (or the spec's report block) asks for")
+	}
+	return &out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// layoutReporter prints a result's report and, after it, the result's
+// layout table in the same format: Markdown and the terminal only, the
+// formats a reader reads a table in; the others are the result itself or
+// one figure.
+func layoutReporter(rep report.Reporter, format string, opt report.Options) report.Reporter {
+	if format != "md" && format != "term" {
+		return rep
+	}
+	return report.ReporterFunc(func(w io.Writer, r *results.Result) error {
+		if err := rep.Report(w, r); err != nil {
+			return err
+		}
+		if r.Suite.Layout == nil {
+			return nil
+		}
+		c, err := results.CompareLayout([]*results.Result{r}, *r.Suite.Layout, results.CompareOptions{Metrics: opMetrics})
+		if err != nil {
+			return fmt.Errorf("lay out the table: %w", err)
+		}
+		crep, err := report.ComparisonFormatWith(format, opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return crep.Report(w, c)
+	})
+}
