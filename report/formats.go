@@ -39,6 +39,9 @@ type Options struct {
 	Columns []string
 	// Color colours the terminal view's verdicts and warnings.
 	Color bool
+	// Phases adds every benchmark's runs in order, warm-ups first, to the
+	// tables (a Phases section) and the charts (a line per instance).
+	Phases bool
 	// Notes receives what a format says beside its output, such as the
 	// benchmarks hyperfine-json leaves out; nil discards it.
 	Notes io.Writer
@@ -58,7 +61,7 @@ func (o Options) text(s string) string {
 var formats = []format{
 	{name: "md", extension: ".md", doc: "the classic table",
 		result: func(o Options) Reporter {
-			return Markdown{TimeUnit: o.TimeUnit, Columns: o.Columns, Metrics: o.Metrics}
+			return Markdown{TimeUnit: o.TimeUnit, Columns: o.Columns, Metrics: o.Metrics, Phases: o.Phases}
 		},
 		compare: func(o Options) ComparisonReporter { return CompareMarkdown{TimeUnit: o.TimeUnit} }, compared: "a table of ratios"},
 	{name: "term", extension: ".term", doc: "the aligned table a terminal shows, what auto picks on a terminal",
@@ -71,10 +74,10 @@ var formats = []format{
 		result:  func(Options) Reporter { return CSV{} },
 		compare: func(Options) ComparisonReporter { return CompareCSV{} }, compared: "RFC 4180"},
 	{name: "svg", extension: ".svg", doc: "bar charts, and line charts of scans",
-		result:  func(o Options) Reporter { return SVG{Chart: o.Chart} },
+		result:  func(o Options) Reporter { return SVG{Chart: o.Chart, Phases: o.Phases} },
 		compare: func(o Options) ComparisonReporter { return CompareSVG{Chart: o.Chart} }, compared: "grouped bars with ratios, lines of scans"},
 	{name: "png", extension: ".png", doc: "the svg charts as an image", binary: true,
-		result:  func(o Options) Reporter { return PNG{Chart: o.Chart} },
+		result:  func(o Options) Reporter { return PNG{Chart: o.Chart, Phases: o.Phases} },
 		compare: func(o Options) ComparisonReporter { return ComparePNG{Chart: o.Chart} }, compared: "the svg chart as an image"},
 	{name: "html", extension: ".html", doc: "one self-contained page: environment, table, charts, verdicts, runs",
 		result:  func(o Options) Reporter { return HTML{Chart: o.Chart} },

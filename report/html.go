@@ -46,6 +46,7 @@ type htmlPage struct {
 	Blocks      []string // preformatted, such as the http summaries
 	Warnings    []string
 	Details     []htmlDetail
+	Phases      template.HTML // the chart of every block's runs in order
 }
 
 type htmlAssertion struct {
@@ -79,6 +80,11 @@ type htmlDetail struct {
 	Head  []string
 	Runs  [][]string
 	Strip template.HTML
+	// PhaseHead and PhaseRows are the per-phase table, warm-ups first, and
+	// Stable how far the runs agree.
+	PhaseHead []string
+	PhaseRows [][]htmlCell
+	Stable    string
 }
 
 // Report writes the page.
@@ -115,7 +121,9 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 				p.Blocks = append(p.Blocks, strings.ReplaceAll(strings.Join(lines, "\n"), "**", ""))
 			}
 		}
-		p.Details = append(p.Details, runDetail(b))
+		d := runDetail(b)
+		phaseDetail(b, &d)
+		p.Details = append(p.Details, d)
 	}
 	p.Notes = append(p.Notes, "± is half the median's interval over the median: a 95% confidence interval, or with fewer runs min..max at the level shown.")
 	chart, err := inlineSVG(func(w io.Writer) error { return SVG{Chart: h.Chart}.Report(w, r) })
@@ -123,6 +131,13 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 		return err
 	}
 	p.Chart = chart
+	if panels := phasePanels(r, h.Chart); len(panels) > 0 {
+		chart, err := inlineSVG(func(w io.Writer) error { return writeFigure(w, &figure{panels: panels}, false) })
+		if err != nil {
+			return err
+		}
+		p.Phases = chart
+	}
 	return writePage(w, &p)
 }
 
@@ -366,10 +381,16 @@ func (p *htmlPage) clean() {
 	}
 	for i := range p.Details {
 		d := &p.Details[i]
-		d.Name = printable(d.Name)
+		d.Name, d.Stable = printable(d.Name), printable(d.Stable)
 		each(d.Head)
 		for _, r := range d.Runs {
 			each(r)
+		}
+		each(d.PhaseHead)
+		for _, row := range d.PhaseRows {
+			for i := range row {
+				row[i].Text = printable(row[i].Text)
+			}
 		}
 	}
 }
@@ -424,10 +445,18 @@ details { margin: 0.5em 0; } summary { cursor: pointer; }
 {{end}}{{if .Warnings}}<h2>Warnings</h2>
 <ul>{{range .Warnings}}<li>{{.}}</li>
 {{end}}</ul>{{end}}
-<h2>Runs</h2>
+{{if .Phases}}<h2>Phases</h2>
+<details><summary>Each block's runs in the order they ran, one line per instance</summary>
+<div class="chart">{{.Phases}}</div>
+</details>
+{{end}}<h2>Runs</h2>
 {{range .Details}}<details><summary>{{.Name}}</summary>
 {{.Strip}}
-<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+{{if .PhaseRows}}<table class="phases"><thead><tr>{{range .PhaseHead}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .PhaseRows}}<tr>{{range .}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}{{if .Stable}}<p class="note">{{.Stable}}</p>
+{{end}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Runs}}<tr>{{range .}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 </details>

@@ -21,6 +21,8 @@ type linePanel struct {
 	yunit          string
 	axis           string // ChartOptions.Axis, for y
 	lines          []lineSeries
+	// xlinear keeps x linear however far it spans: run numbers, not sizes.
+	xlinear bool
 }
 
 type lineSeries struct {
@@ -68,7 +70,7 @@ func (l *linePanel) draw(c draw.Canvas) {
 	xlabel, ylabel := l.xlabel, l.ylabel
 
 	xs := l.xs()
-	xlog := len(xs) > 1 && xs[0] > 0 && xs[len(xs)-1]/xs[0] >= 10
+	xlog := !l.xlinear && len(xs) > 1 && xs[0] > 0 && xs[len(xs)-1]/xs[0] >= 10
 	if xlog {
 		xlabel = logScaleNote(l.xlabel)
 		p.X.Scale = plot.LogScale{}

@@ -32,6 +32,7 @@ type Markdown struct {
 	TimeUnit string   // "", "ns", "us", "ms" or "s"
 	Columns  []string // empty for the defaults; else as tableColumns reads them
 	Metrics  metric.Catalog
+	Phases   bool // add the Phases section (see writePhasesMarkdown)
 }
 
 var _ Reporter = Markdown{}
@@ -47,6 +48,9 @@ func (m Markdown) Report(w io.Writer, r *results.Result) error {
 	writeMarkdownTable(bw, cols, len(r.Benchmarks))
 	if note := spreadNote(r.Benchmarks); note != "" && slices.ContainsFunc(cols, func(c column) bool { return strings.HasPrefix(c.head, "±") }) {
 		fmt.Fprintf(bw, "\n%s\n", note)
+	}
+	if m.Phases {
+		writePhasesMarkdown(bw, r, Options{TimeUnit: timeUnit(m.TimeUnit, r), Metrics: m.Metrics})
 	}
 	if len(r.Assertions) > 0 {
 		fmt.Fprintln(bw)
@@ -194,8 +198,10 @@ func writeAssertion(w io.Writer, a results.Assertion) {
 	switch {
 	case a.Value == nil:
 		fmt.Fprintf(w, "no value")
-	case a.Interval == nil:
+	case a.Interval == nil && a.Message == "":
 		fmt.Fprintf(w, "value %s (no interval: one run)", results.Number(*a.Value))
+	case a.Interval == nil: // the message says why
+		fmt.Fprintf(w, "value %s (no interval)", results.Number(*a.Value))
 	default:
 		fmt.Fprintf(w, "value %s [%s, %s] (%s %s)", results.Number(*a.Value), results.Number(a.Interval.Low), results.Number(a.Interval.High),
 			results.Percent(a.Interval.Confidence), a.Interval.Kind)

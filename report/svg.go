@@ -17,11 +17,17 @@ import (
 // order, each with its interval as an error bar and its figure at its end.
 // The value axis is linear unless the figures span more than a factor of
 // 50 (ChartOptions.Axis sets it).
-type SVG struct{ Chart ChartOptions }
+type SVG struct {
+	Chart  ChartOptions
+	Phases bool // add a line chart of each block's runs in order (see phasePanels)
+}
 
 // PNG renders the charts of SVG as a PNG image at twice its pixel size,
 // for pasting where SVG is not taken.
-type PNG struct{ Chart ChartOptions }
+type PNG struct {
+	Chart  ChartOptions
+	Phases bool
+}
 
 var (
 	_ Reporter = SVG{}
@@ -30,12 +36,12 @@ var (
 
 // Report writes the chart.
 func (s SVG) Report(w io.Writer, r *results.Result) error {
-	return writeFigure(w, resultFigure(r, s.Chart), false)
+	return writeFigure(w, withPhases(resultFigure(r, s.Chart), r, s.Chart, s.Phases), false)
 }
 
 // Report writes the chart.
 func (s PNG) Report(w io.Writer, r *results.Result) error {
-	return writeFigure(w, resultFigure(r, s.Chart), true)
+	return writeFigure(w, withPhases(resultFigure(r, s.Chart), r, s.Chart, s.Phases), true)
 }
 
 func suiteTitle(s results.Suite) string {

@@ -23,10 +23,10 @@ type column struct {
 
 // The columns a table can have besides any metric of the result, by the
 // name --columns and the suite's columns attribute give them.
-var builtinColumns = []string{"name", "iterations", "total", "time", "±", "interval", "mean", "range", "user", "sys", "throughput"}
+var builtinColumns = []string{"name", "iterations", "total", "time", "±", "interval", "mean", "range", "user", "sys", "throughput", "stable"}
 
 // ColumnHelp describes the column names, for --columns.
-const ColumnHelp = "name, iterations, total, time, ± (or interval), mean (± σ), range (min … max), user, sys, throughput, or any metric of the result (requests_per_sec, latency_p99_ns, max_rss_bytes, ...)"
+const ColumnHelp = "name, iterations, total, time, ± (or interval), mean (± σ), range (min … max), user, sys, throughput, stable (the digits the runs share and their CV), or any metric of the result (requests_per_sec, latency_p99_ns, max_rss_bytes, ...)"
 
 // defaultColumns are the columns of a result whose table does not name
 // them: the classic five, then what each kind of benchmark in it is read
@@ -203,6 +203,8 @@ func buildColumn(bs []results.Benchmark, key string, opt Options) (column, bool)
 		return metricColumn(bs, "sys_ns", "System", opt, func(s results.Summary) float64 { return s.Mean }), true
 	case "throughput":
 		return metricColumn(bs, metric.BytesPerSec, "Throughput", opt, nil), true
+	case "stable":
+		return column{head: "Stable", cells: each(stableCell)}, true
 	}
 	if !slices.Contains(resultMetrics(bs), key) {
 		return column{}, false

@@ -63,6 +63,9 @@ func (t Terminal) Report(w io.Writer, r *results.Result) error {
 	if note := spreadNote(r.Benchmarks); note != "" {
 		fmt.Fprintf(bw, "\n%s\n", opt.paint(ansiDim, note))
 	}
+	if opt.Phases {
+		writePhasesTerminal(bw, r, opt)
+	}
 	if len(r.Assertions) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", opt.paint(ansiBold, "Assertions"))
 		for _, a := range r.Assertions {

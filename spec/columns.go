@@ -10,7 +10,7 @@ import (
 // TableColumns are the columns a suite's columns attribute may name
 // besides the metrics of its benchmarks' ops; package report renders them
 // (its tests check that the two lists agree).
-var TableColumns = []string{"name", "iterations", "total", "time", "±", "interval", "mean", "range", "user", "sys", "throughput"}
+var TableColumns = []string{"name", "iterations", "total", "time", "±", "interval", "mean", "range", "user", "sys", "throughput", "stable"}
 
 // TimeUnits are the values of a suite's time_unit attribute.
 var TimeUnits = []string{"auto", "ns", "us", "ms", "s"}

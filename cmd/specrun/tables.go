@@ -11,9 +11,12 @@ import (
 	"github.com/specrun/specrun/report"
 )
 
-// tableFlags are the flags that say how tables are drawn: --time-unit and
-// --columns, over what the suite says.
-type tableFlags struct{ timeUnit, columns, color *string }
+// tableFlags are the flags that say how tables are drawn: --time-unit,
+// and for a result --columns and --phases, over what the suite says.
+type tableFlags struct {
+	timeUnit, columns, color *string
+	phases                   *bool
+}
 
 func (t *tableFlags) register(fs *flag.FlagSet, columns bool) {
 	t.timeUnit = fs.String("time-unit", "auto", "write the tables' times in `UNIT`: auto (each column its own, from its figures), "+
@@ -22,6 +25,8 @@ func (t *tableFlags) register(fs *flag.FlagSet, columns bool) {
 	if columns {
 		t.columns = fs.String("columns", "", "the table's columns, comma-separated `NAMES`: "+report.ColumnHelp+
 			"; default: the suite's columns, else those of each kind of benchmark")
+		t.phases = fs.Bool("phases", false, "also show every benchmark's runs in the order they ran, warm-ups first and marked: a table per benchmark "+
+			"(md, term) and a line chart of each block's phases (svg, png); the html page always has both")
 	}
 }
 
@@ -31,6 +36,7 @@ func (t *tableFlags) apply(o *report.Options) error {
 		return usageError("--time-unit: %v", err)
 	}
 	o.TimeUnit = *t.timeUnit
+	o.Phases = t.phases != nil && *t.phases
 	switch *t.color {
 	case "auto", "always", "never":
 	default:
