@@ -8,7 +8,7 @@
 # The time() row is Go's by default: syscall.Time, which calls the vDSO's
 # gettimeofday and truncates it to seconds, a full clock read like the
 # gettimeofday() row. The C library's time() reads a seconds value the kernel
-# keeps and costs a fraction of that (about 15x less on linux/amd64). With
+# keeps and costs an order of magnitude less on linux/amd64. With
 # var.libc true the row is the C library's call (op c.time), which needs a
 # specrun built with the libc ops (docs/libc-ops.md):
 #

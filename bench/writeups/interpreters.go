@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -25,10 +24,7 @@ const (
 	abPortB         = 8094
 	abRequests      = 1000
 	abConcurrency   = 10
-	// Before ab's phases each server gets what specrun's warm-up gives it:
-	// 100 ms of load at the phase's concurrency, a connection per request.
-	abWarmup   = 100 * time.Millisecond
-	clockTicks = 100 // USER_HZ: /proc/PID/stat's utime and stime unit
+	clockTicks      = 100 // USER_HZ: /proc/PID/stat's utime and stime unit
 )
 
 // phase is one load phase's figures, from specrun or from ab and /proc.
@@ -58,6 +54,10 @@ func interpreters(e *env) error {
 	builds := []build{{"A", cpython, "cpython", abPortA}, {"B", tools["pypy3"], "pypy", abPortB}}
 
 	specPhases, abPhases := map[string][]phase{}, map[string][]phase{}
+	// Before its phase each ab server gets as many requests as specrun's
+	// warm-up sent the same build in the last round: what a JIT has seen
+	// matters more than for how long.
+	warmups := map[string]int64{}
 	abOut := map[string]string{}
 	var versions map[string]string
 	specSide := func() error {
@@ -73,6 +73,10 @@ func interpreters(e *env) error {
 				return fmt.Errorf("%s: %s", b.Name, b.Error)
 			}
 			name := strings.TrimPrefix(b.Name, "page/build=")
+			warmups[name] = 0
+			for _, run := range b.Warmups {
+				warmups[name] += run.Iterations
+			}
 			for _, run := range b.Runs {
 				m := run.Metrics
 				specPhases[name] = append(specPhases[name], phase{
@@ -84,7 +88,7 @@ func interpreters(e *env) error {
 		return nil
 	}
 	abSide := func() error {
-		phases, out, err := abRound(e.repo, tools, builds)
+		phases, out, err := abRound(e.repo, tools, builds, warmups)
 		for name, p := range phases {
 			abPhases[name] = append(abPhases[name], p)
 		}
@@ -108,10 +112,10 @@ func interpreters(e *env) error {
 
 	w := e.out
 	fmt.Fprintf(w, "%s, alternating which side goes first. specrun: `specrun run --repeat 1 %s`, its servers started afresh, "+
-		"%s of warm-up, one phase of %d requests at concurrency %d per build, a connection per request. ",
-		e.roundsText(), interpretersSpec, abWarmup, abRequests, abConcurrency)
+		"its warm-up, one phase of %d requests at concurrency %d per build, a connection per request. ",
+		e.roundsText(), interpretersSpec, abRequests, abConcurrency)
 	fmt.Fprintf(w, "ab: the same app.py under the same interpreters and a memcached of its own, started afresh, "+
-		"the same warm-up, then `ab -n %d -c %d` per build; server CPU is utime+stime from /proc/PID/stat around the phase, "+
+		"as many warm-up requests as specrun's warm-up sent (ab, at concurrency 10 or fewer), then `ab -n %d -c %d` per build; server CPU is utime+stime from /proc/PID/stat around the phase, "+
 		"peak RSS is VmHWM from /proc/PID/status after it. Medians of the rounds.\n\n", abRequests, abConcurrency)
 	for _, b := range builds {
 		fmt.Fprintf(w, "- build %s: %s\n", b.name, versions[b.server])
@@ -183,7 +187,7 @@ type build struct {
 // abRound starts memcached and app.py under each build's interpreter,
 // warms each server up, loads it with ab, and stops them all; it returns
 // each build's phase and ab's output.
-func abRound(repo string, tools map[string]string, builds []build) (map[string]phase, map[string]string, error) {
+func abRound(repo string, tools map[string]string, builds []build, warmups map[string]int64) (map[string]phase, map[string]string, error) {
 	var procs []*exec.Cmd
 	defer func() {
 		for _, p := range procs {
@@ -232,8 +236,11 @@ func abRound(repo string, tools map[string]string, builds []build) (map[string]p
 	}
 	// Both warm-ups, then both phases.
 	for _, b := range builds {
-		if err := warmUp(urls[b.name], abConcurrency, abWarmup); err != nil {
-			return nil, nil, fmt.Errorf("warm up build %s: %w", b.name, err)
+		if n := warmups[b.name]; n > 0 {
+			c := min(n, abConcurrency)
+			if out, err := exec.Command(tools["ab"], "-n", strconv.FormatInt(n, 10), "-c", strconv.FormatInt(c, 10), urls[b.name]).CombinedOutput(); err != nil {
+				return nil, nil, fmt.Errorf("warm up build %s: %w\n%s", b.name, err, out)
+			}
 		}
 	}
 	phases, outs := map[string]phase{}, map[string]string{}
@@ -367,34 +374,6 @@ func get(url string) error {
 		return fmt.Errorf("status %s", resp.Status)
 	}
 	return nil
-}
-
-// warmUp loads url from c clients, a connection per request, for d.
-func warmUp(url string, c int, d time.Duration) error {
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
-	end := time.Now().Add(d)
-	errs := make(chan error, c)
-	for range c {
-		go func() {
-			for time.Now().Before(end) {
-				resp, err := client.Get(url)
-				if err != nil {
-					errs <- err
-					return
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-			errs <- nil
-		}()
-	}
-	var first error
-	for range c {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
 }
 
 // await retries ready until it succeeds, for up to 30 seconds.
