@@ -111,7 +111,7 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 		multi = multi || len(in.runs) > 1 && in.resampled()
 		several = several || len(in.runs) > 1
 	}
-	if !multi {
+	if !multi && len(refs.widened) == 0 {
 		// Nothing to resample: the point value decides, and says so.
 		var noise string
 		a.Verdict, noise = thresholdVerdict(v, v, v, e)
@@ -150,7 +150,51 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 	case Pass:
 		a.Message = noise
 	}
+	if len(refs.widened) > 0 {
+		note := "the interval is widened by the spread between launches: " + strings.Join(refs.widened, ", ")
+		if a.Message == "" {
+			a.Message = note
+		} else {
+			a.Message += "; " + note
+		}
+	}
 	return a
+}
+
+// widenByLaunches sets the shift of each instance of a baseline comparison
+// that ran in one launch while the same instance on the other side was
+// spread over launches: one process's figures hide the shift that a fresh
+// process brings, which the other side's launches measured. An instance
+// whose own runs span launches needs no widening: resampling its launches
+// already carries that spread.
+func widenByLaunches(refs *judgeRefs, cur, base *Result) {
+	compares := false
+	for _, in := range refs.instances {
+		compares = compares || in.baseline
+	}
+	if !compares {
+		return
+	}
+	for i := range refs.instances {
+		in := &refs.instances[i]
+		if in.groups != nil {
+			continue
+		}
+		other, side := base, "baseline"
+		if in.baseline {
+			other, side = cur, "this run"
+		}
+		ob := findBenchmark(other, in.name)
+		if ob == nil || ob.Launches == nil || ob.Launches.Between <= 0 {
+			continue
+		}
+		in.shift = ob.Launches.Between
+		what := in.name
+		if in.baseline {
+			what = "baseline " + in.name
+		}
+		refs.widened = append(refs.widened, fmt.Sprintf("%s by %s, measured over %d launches by %s", what, spreadPercent(in.shift), ob.Launches.Count, side))
+	}
 }
 
 // judgeRefs are what an expectation reads: each instance once, with its
@@ -159,6 +203,9 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 type judgeRefs struct {
 	instances []judgeInstance
 	reads     []Ref
+	// widened says which instances' figures were widened by the spread
+	// between launches, and by how much.
+	widened []string
 }
 
 // judgeInstance is one instance an expectation reads, with its runs'
@@ -174,6 +221,12 @@ type judgeInstance struct {
 	// stats are the METRIC_STAT figures it reads (requests_per_sec_first),
 	// each over its metric's column.
 	stats map[string]*statColumn
+	// groups are the indices of runs by launch, nil for runs of one launch.
+	groups [][]int
+	// shift is the standard deviation of ln(figure) between launches that
+	// the other side of a baseline comparison measured, drawn into each
+	// resample of an instance measured in one launch (0 for none).
+	shift float64
 }
 
 // resolveRefs finds every referenced instance, or says which one cannot be used.
@@ -212,8 +265,10 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 		case len(b.Runs) == 0:
 			return judgeRefs{}, fmt.Errorf("%s %s has no runs", what, ref.Instance)
 		}
-		out.instances = append(out.instances, judgeInstance{name: ref.Instance, baseline: ref.Baseline, runs: instanceRuns(b)})
+		out.instances = append(out.instances, judgeInstance{name: ref.Instance, baseline: ref.Baseline, runs: instanceRuns(b),
+			groups: launchGroups(b.Runs)})
 	}
+	widenByLaunches(&out, cur, base)
 	for i := range out.instances {
 		in := &out.instances[i]
 		in.median = medianRuns(in.runs)
@@ -297,11 +352,25 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 			n := len(r.runs)
 			m := min(n, MaxResampledRuns)
 			picked = picked[:0]
-			for range m {
-				picked = append(picked, rng.IntN(n))
+			if r.groups != nil {
+				// Launches, then runs within them; the m-out-of-n shrink
+				// does not apply.
+				picked = launchResample(rng, r.groups, picked)
+				m = n
+			} else {
+				for range m {
+					picked = append(picked, rng.IntN(n))
+				}
 			}
-			out.draws += m
+			out.draws += len(picked)
 			shrink := math.Sqrt(float64(m) / float64(n))
+			// One draw of a fresh process's shift moves every figure of
+			// the instance alike; it is symmetric on the log scale, so a
+			// rate and a time spread the same.
+			moveBy := 1.0
+			if r.shift > 0 {
+				moveBy = math.Exp(r.shift * rng.NormFloat64())
+			}
 			med := make(map[string]float64, len(r.metrics))
 			for _, name := range r.metrics {
 				if c, ok := r.stats[name]; ok {
@@ -320,10 +389,13 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 				}
 				sort.Float64s(buf)
 				x := quantileSorted(buf, 0.5)
-				if m < n {
+				switch {
+				case r.groups != nil:
+					x = r.median[name] + (x-r.median[name])*launchInflation(len(r.groups))
+				case m < n:
 					x = r.median[name] + (x-r.median[name])*shrink
 				}
-				med[name] = x
+				med[name] = x * moveBy
 			}
 			if r.baseline {
 				base[r.name] = med
@@ -353,8 +425,14 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 // a 95% interval of the median needs they span little more than min..max:
 // the interval is then no surer than the range of the instance with the
 // fewest runs (75% for three; for one run, which is never resampled, 0).
+//
+// Runs spread over L launches can claim no more than L runs would.
 func bootstrapLevel(instances []judgeInstance, level float64) float64 {
 	for _, in := range instances {
+		if in.groups != nil {
+			level = launchLevel(len(in.groups), level)
+			continue
+		}
 		if n := len(in.runs); n < MinRunsForInterval() {
 			level = min(level, 1-2*math.Pow(0.5, float64(n)))
 		}

@@ -297,8 +297,10 @@ func parted(bs []*Benchmark) bool {
 }
 
 // SummarizeRuns summarises ns/op and every metric that all runs have, as
-// a Result holds them; runs is not empty.
+// a Result holds them; runs is not empty. Runs spread over launches get
+// LaunchBootstrap intervals.
 func SummarizeRuns(runs []Run) (Summary, map[string]Summary) {
+	groups := launchGroups(runs)
 	ns := make([]float64, len(runs))
 	for i, r := range runs {
 		ns[i] = r.NsPerOp
@@ -312,10 +314,10 @@ func SummarizeRuns(runs []Run) (Summary, map[string]Summary) {
 			}
 		}
 		if len(xs) == len(runs) {
-			ms[name] = Summarize(xs)
+			ms[name] = launchSummary(Summarize(xs), xs, groups)
 		}
 	}
-	return Summarize(ns), ms
+	return launchSummary(Summarize(ns), ns, groups), ms
 }
 
 // How the metrics of parts' runs combine; any other is a per-op figure,

@@ -107,6 +107,10 @@ type Benchmark struct {
 	// warm-up, calibration's runs), so that a report can show how the
 	// benchmark warmed up. No summary, verdict or comparison reads them.
 	Warmups []Run `json:"warmups,omitempty"`
+	// Launches is how the spread of a benchmark whose runs were spread
+	// over fresh specrun processes (launches = N) divides between them
+	// and their runs; nil for a benchmark run in one process.
+	Launches *LaunchSplit `json:"launches,omitempty"`
 }
 
 // RowLabel is the name a benchmark's row gets in tables and charts: its
@@ -146,6 +150,9 @@ type Run struct {
 	// StartedAt is the wall-clock start of a run that timed itself (an
 	// http phase); with TotalNs it gives the run's window.
 	StartedAt *time.Time `json:"started_at,omitempty"`
+	// Launch is the launch (1 to N) that did the run, when the benchmark's
+	// runs were spread over N fresh specrun processes; 0 otherwise.
+	Launch int `json:"launch,omitempty"`
 }
 
 // Summary summarises one figure over a benchmark's runs.
@@ -188,7 +195,8 @@ const (
 	// Point is a single run's value.
 	Point IntervalKind = "point"
 	// Bootstrap is the 2.5th to 97.5th percentile of an assertion's value
-	// over resampled runs.
+	// over resampled runs (over resampled launches, then runs, when the
+	// runs were spread over launches).
 	Bootstrap IntervalKind = "bootstrap"
 )
 
