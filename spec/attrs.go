@@ -33,6 +33,7 @@ var (
 	maxRepeatAttr = param.Param{Name: "max_repeat", Type: param.Int, Positive: true, Max: MaxRepeat}
 	maxTimeAttr   = param.Param{Name: "max_time", Type: param.Duration, Positive: true}
 	precisionAttr = param.Param{Name: "precision", Type: param.Number}
+	launchesAttr  = param.Param{Name: "launches", Type: param.Int, Positive: true, Max: MaxLaunches}
 
 	commandAttr      = param.Param{Name: "command", Type: param.Strings}
 	urlAttr          = param.Param{Name: "url", Type: param.String}
@@ -103,7 +104,7 @@ func (l *loader) decodeName(attrs hcl.Attributes, ctx *hcl.EvalContext, p param.
 // timingAttrs are the attributes of Timing, which a suite sets for every
 // benchmark and a benchmark block for its own instances. repeat may also
 // be "auto" (decodeRepeat).
-var timingAttrs = []param.Param{repeatAttr, warmupAttr, minTimeAttr, timeoutAttr, maxRepeatAttr, maxTimeAttr, precisionAttr}
+var timingAttrs = []param.Param{repeatAttr, warmupAttr, minTimeAttr, timeoutAttr, maxRepeatAttr, maxTimeAttr, precisionAttr, launchesAttr}
 
 // decodeTiming decodes the timing attributes of a suite or benchmark block
 // over the values t already holds.
@@ -122,6 +123,10 @@ func (l *loader) decodeTiming(attrs hcl.Attributes, ctx *hcl.EvalContext, t *Tim
 		}
 	}
 	decodeInto(l, attrs, ctx, maxTimeAttr, &t.MaxTime)
+	var launches int64
+	if decodeInto(l, attrs, ctx, launchesAttr, &launches) {
+		t.Launches = int(launches)
+	}
 	var precision float64
 	if decodeInto(l, attrs, ctx, precisionAttr, &precision) {
 		if !(precision > 0 && precision < 1) {
@@ -154,5 +159,30 @@ func (l *loader) decodeRepeat(attrs hcl.Attributes, ctx *hcl.EvalContext, t *Tim
 	var n int64
 	if decodeInto(l, attrs, ctx, repeatAttr, &n) {
 		t.Repeat, t.RepeatAuto = int(n), false
+	}
+}
+
+// checkLaunches refuses launches that t cannot spread its runs over: each
+// launch does its share of repeat runs, so it needs one at least, and the
+// looks of repeat = "auto" are made in one process. Where neither
+// attribute is in attrs the enclosing block has been checked already.
+func (l *loader) checkLaunches(attrs hcl.Attributes, t Timing) {
+	if t.Launches <= 1 {
+		return
+	}
+	subject := attrs[launchesAttr.Name]
+	if subject == nil {
+		subject = attrs[repeatAttr.Name]
+	}
+	if subject == nil {
+		return
+	}
+	switch {
+	case t.RepeatAuto:
+		l.errorf(subject.Expr.Range().Ptr(), "Launches with repeat = \"auto\"",
+			"launches = %d spreads a fixed number of runs over fresh processes, and repeat = \"auto\" decides the number of runs as they come in one process; the two do not combine yet. Give repeat a number of runs, or drop launches.", t.Launches)
+	case t.Repeat < t.Launches:
+		l.errorf(subject.Expr.Range().Ptr(), "Too few runs for the launches",
+			"launches = %d spreads the %d runs of repeat over %d fresh processes, and each needs one run at least. Raise repeat to %d or more, or lower launches.", t.Launches, t.Repeat, t.Launches, t.Launches)
 	}
 }

@@ -435,6 +435,18 @@ func (l *loader) decodeInstance(name, block string, def *ops.Def, attrs hcl.Attr
 		}
 	}
 
+	// A launch is a fresh specrun process without the spec's servers,
+	// which the parent started: a benchmark that loads one runs in the
+	// parent alone, and saying otherwise is refused.
+	if len(bm.Servers) > 0 && bm.Launches > 1 {
+		if attr := attrs[launchesAttr.Name]; attr != nil {
+			d.errorf(attr.Expr.Range().Ptr(), "Launches with servers",
+				"Benchmark %q loads server %q, which this specrun starts once; a launch is a fresh process that cannot share it, and would start the server again. Drop launches here: a benchmark that loads a server runs in one process.", name, bm.Servers[0])
+		}
+		bm.Launches = 1
+	}
+	d.checkLaunches(attrs, bm.Timing)
+
 	// What the op can tell about its parameters before anything runs here.
 	if !params.diags.HasErrors() && !l.opts.Stored {
 		for _, perr := range def.Validate(bm.Params) {

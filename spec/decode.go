@@ -26,6 +26,10 @@ const (
 	DefaultMaxTime   = 30 * time.Second
 	DefaultPrecision = 0.02
 	AutoMinRepeat    = 10
+
+	// DefaultLaunches is the number of fresh processes a benchmark's runs
+	// are spread over (docs/statistics.md has the measurements behind it).
+	DefaultLaunches = 1
 )
 
 // MaxInstances bounds the benchmark instances of one spec, so that a matrix
@@ -39,6 +43,9 @@ const MaxInstances = 10000
 const (
 	MaxIterations = 1 << 53
 	MaxRepeat     = 10000
+	// MaxLaunches bounds launches: each is a process start and a
+	// calibration, and more than this is a typo.
+	MaxLaunches = 100
 	// Number and int op parameters are finite and at most MaxParamNumber
 	// in magnitude; a non-zero number is at least MinParamNumber, so that
 	// ops may take its inverse as a duration in nanoseconds.
@@ -219,7 +226,7 @@ var suiteSchema = &hcl.BodySchema{Attributes: attrSchema(
 
 func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 	s := Suite{Name: defaultName, Timing: Timing{Repeat: DefaultRepeat, Warmup: DefaultWarmup, MinTime: DefaultMinTime, Timeout: DefaultTimeout,
-		MaxRepeat: DefaultMaxRepeat, MaxTime: DefaultMaxTime, Precision: DefaultPrecision}}
+		MaxRepeat: DefaultMaxRepeat, MaxTime: DefaultMaxTime, Precision: DefaultPrecision, Launches: DefaultLaunches}}
 	if _, bad := controlChar(defaultName); bad && len(blocks) == 0 {
 		l.errorf(nil, "Invalid suite name",
 			"The suite takes its name from the path, %q, which holds a control character; results and reports must name it in one line of text. Add a suite block with a name.", defaultName)
@@ -247,6 +254,7 @@ func (l *loader) decodeSuite(blocks []*hcl.Block, defaultName string) Suite {
 		l.decodeName(attrs, ctx, titleAttr, &s.Title)
 		decodeInto(l, attrs, ctx, descriptionAttr, &s.Description)
 		l.decodeTiming(attrs, ctx, &s.Timing)
+		l.checkLaunches(attrs, s.Timing)
 		l.thresholdAttr(attrs["threshold"], ctx, &s.Threshold)
 		l.decodeReportAttrs(attrs, ctx, &s)
 	}

@@ -338,7 +338,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(diags.Error())
 	}
 	want := Suite{Name: "tiny", Timing: Timing{Repeat: 3, Warmup: 100 * time.Millisecond, MinTime: 500 * time.Millisecond, Timeout: 10 * time.Minute,
-		MaxRepeat: 50, MaxTime: 30 * time.Second, Precision: 0.02}}
+		MaxRepeat: 50, MaxTime: 30 * time.Second, Precision: 0.02, Launches: 1}}
 	if diff := cmp.Diff(want, plan.Suite); diff != "" {
 		t.Errorf("suite (-want +got):\n%s", diff)
 	}

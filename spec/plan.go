@@ -65,6 +65,10 @@ type Timing struct {
 	MaxRepeat  int           // default DefaultMaxRepeat
 	MaxTime    time.Duration // of timed runs per benchmark; default DefaultMaxTime
 	Precision  float64       // relative half-width of the median's interval; default DefaultPrecision
+	// Launches spreads the Repeat runs over this many fresh specrun
+	// processes, each doing its share; default DefaultLaunches. A
+	// benchmark that loads servers runs in one.
+	Launches int
 }
 
 // Benchmark is one instance of a benchmark block: the block itself, or one

@@ -70,3 +70,50 @@ func TestUnknownServerIsADiagnostic(t *testing.T) {
 		t.Errorf("diagnostic = %s: %s at %v; want Unknown server at line 6, suggesting static", d.Summary, d.Detail, d.Subject)
 	}
 }
+
+// TestLaunchesWithServers: a benchmark that loads a server runs in one
+// process: a suite's launches leave it there, and its own are refused at
+// the attribute.
+func TestLaunchesWithServers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.hcl")
+	src := `suite "s" {
+  launches = 3
+}
+server "static" {
+  builtin = "static"
+}
+benchmark "inherits" {
+  op     = "http"
+  server = "static"
+}
+benchmark "away" {
+  op  = "http"
+  url = "http://127.0.0.1:9/"
+}
+benchmark "noop" {
+  op = "noop"
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, diags := Load([]string{path}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := map[string]int{"inherits": 1, "away": 3, "noop": 3}
+	for _, b := range plan.Benchmarks {
+		if b.Launches != want[b.Name] {
+			t.Errorf("%s: launches %d, want %d", b.Name, b.Launches, want[b.Name])
+		}
+	}
+
+	src += "benchmark \"own\" {\n  op       = \"http\"\n  server   = \"static\"\n  launches = 2\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags = Load([]string{path}, Options{})
+	if len(diags) != 1 || diags[0].Summary != "Launches with servers" || diags[0].Subject.Start.Line != 21 {
+		t.Fatalf("diagnostics %v; want one, Launches with servers, at line 21", diags)
+	}
+}
