@@ -270,10 +270,10 @@ func permutationP(ys []float64, groups [][]int, observed float64, seed uint64) f
 }
 
 // outlyingLaunches names each launch whose median lies outside the
-// LaunchBootstrap interval of the other launches' runs. It needs three
-// launches at least, so that the others still make an interval.
+// LaunchBootstrap interval of the other launches' runs. It needs five
+// launches at least, so that the other four still make an 87% interval.
 func outlyingLaunches(runs []Run, groups [][]int) []string {
-	if len(groups) < 3 {
+	if len(groups) < 5 {
 		return nil
 	}
 	var out []string

@@ -112,7 +112,7 @@ func TestSplitLaunches(t *testing.T) {
 	}
 
 	// One launch far from the others is named.
-	runs = twoLevel(rng, 4, 5, 0, 0.01)
+	runs = twoLevel(rng, 5, 5, 0, 0.01)
 	for i := range runs {
 		if runs[i].Launch == 3 {
 			runs[i].NsPerOp *= 1.3
