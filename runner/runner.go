@@ -52,6 +52,13 @@ type Config struct {
 	// Budget bounds the whole run's time for such benchmarks: at a look,
 	// one whose runs to the next look would end past it stops; 0 is no bound.
 	Budget time.Duration
+	// Launcher starts the launches of benchmarks whose runs are spread
+	// over fresh processes (launches > 1); nil runs every benchmark in
+	// this process, as a launch itself does.
+	Launcher Launcher
+	// Launches overrides the launches of every benchmark that loads no
+	// server when > 0.
+	Launches int
 
 	now func() time.Time // the clock runs are timed with; tests replace it
 }
@@ -133,8 +140,17 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 		r.env = env
 	}
 
+	var local, launched []*spec.Benchmark
+	for _, b := range selected {
+		if cfg.Launcher != nil && LaunchesOf(b, cfg) > 1 {
+			launched = append(launched, b)
+		} else {
+			local = append(local, b)
+		}
+	}
+
 	index := 0
-	groups := linked(interleaved(selected), cfg.Together)
+	groups := linked(interleaved(local), cfg.Together)
 	stops := serverStops(groups)
 	for gi, group := range groups {
 		if ctx.Err() != nil {
@@ -143,12 +159,15 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 		insts := make([]*instance, len(group))
 		for i, b := range group {
 			index++
-			insts[i] = r.newInstance(b, index, len(selected))
+			insts[i] = r.newInstance(b, index, len(local))
 		}
 		r.runGroup(insts)
 		r.stopServers(stops[gi])
 	}
-	if len(cfg.Together) > 0 { // merged groups ran out of order
+	if len(launched) > 0 && ctx.Err() == nil {
+		r.runLaunches(launched)
+	}
+	if len(cfg.Together) > 0 || len(launched) > 0 { // merged groups and launches ran out of order
 		order := map[string]int{}
 		for i, b := range selected {
 			order[b.Name] = i
