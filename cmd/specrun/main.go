@@ -66,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitCode(stderr, "help", usageError("no command %q%s; \"specrun help\" lists them", args[1], commandHint(args[1])))
 		}
 		return exitCode(stderr, "help", usageError("name one command at most"))
+	case launchCommand:
+		return launchCmd(args[1:], stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "specrun %s\n", version())
 		return exitOK

@@ -47,6 +47,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	filter := fs.String("filter", "", "run only the instances whose name matches `REGEX` (\"memcpy/size=16B\")")
 	scale := fs.Float64("scale", 1, "multiply fixed iteration counts (never below 1) and the min_time of \"auto\" benchmarks by `F`, for quick reruns")
 	repeat := fs.Int("repeat", 0, "do `N` timed runs of every benchmark, overriding the spec")
+	launches := fs.Int("launches", 0, "spread each benchmark's runs over `N` fresh specrun processes, overriding the spec's launches (benchmarks that load a server stay in one)")
 	label := fs.String("label", "", "the `TEXT` this run is known by in comparisons (default: the hostname)")
 	baseline := fs.String("baseline", "", "the stored `RESULT.json` that assertions read as baseline.*")
 	outDir := fs.String("out", "specrun-results", "write the JSON result and the Markdown table into `DIR`")
@@ -92,7 +93,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usageErrorHelp(fs, "no spec path given")
 	}
-	cfg := runner.Config{Scale: *scale, Repeat: *repeat, Budget: *budget}
+	cfg := runner.Config{Scale: *scale, Repeat: *repeat, Budget: *budget, Launches: *launches}
+	if *launches < 0 || *launches > spec.MaxLaunches {
+		return usageError("--launches is a number of processes from 1 to %d (0 keeps the spec's), not %d", spec.MaxLaunches, *launches)
+	}
 	if *budget < 0 {
 		return usageError("--budget must not be negative, not %v", *budget)
 	}
@@ -147,6 +151,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := runner.Check(plan, cfg); err != nil {
 		return usageError("--scale %v: %v", *scale, err)
 	}
+	if err := runner.CheckLaunches(plan, cfg); err != nil {
+		return usageError("launches: %v", err)
+	}
 	if *label == "" {
 		*label, _ = os.Hostname()
 	}
@@ -156,8 +163,17 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	pool.Context = ctx // Ctrl-C ends a wait for a server to become ready
 	defer pool.Close() // on a panic too; a second Close does nothing
 	cfg.Resources = pool
-	// Quitting at once kills the servers and every other command started.
-	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll() }, stderr)
+	var launch *launcher
+	if launchesAny(plan, cfg) {
+		if launch, err = newLauncher(plan, *scale); err != nil {
+			return err
+		}
+		defer launch.remove()
+		cfg.Launcher = launch
+	}
+	// Quitting at once kills the servers and every other command started,
+	// the launches among them, and removes the launches' files.
+	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll(); launch.remove() }, stderr)
 	defer signals.stop()
 
 	// The output is checked before the run, so that a directory that
