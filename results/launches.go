@@ -308,16 +308,20 @@ func outlyingLaunches(runs []Run, groups [][]int) []string {
 
 // MergeLaunches makes one benchmark of the parts that launches ran of it,
 // parts[k] from launch k+1: its runs are theirs, in launch order, each
-// tagged with its launch, summarised over launches (a LaunchBootstrap
+// tagged with its launch (and so are their warm-ups), summarised over launches (a LaunchBootstrap
 // interval) and split into the spread between and within launches.
 func MergeLaunches(parts []Benchmark) Benchmark {
 	out := parts[0]
-	out.Runs = []Run{}
+	out.Runs, out.Warmups = []Run{}, nil
 	var errs []string
 	for k, p := range parts {
 		for _, r := range p.Runs {
 			r.Launch = k + 1
 			out.Runs = append(out.Runs, r)
+		}
+		for _, r := range p.Warmups {
+			r.Launch = k + 1
+			out.Warmups = append(out.Warmups, r)
 		}
 		if p.Error != "" {
 			errs = append(errs, fmt.Sprintf("launch %d: %s", k+1, p.Error))
