@@ -66,6 +66,12 @@ func (m Markdown) Report(w io.Writer, r *results.Result) error {
 			}
 		}
 	}
+	if lines := LaunchSummary(r); len(lines) > 0 {
+		fmt.Fprintf(bw, "\nLaunches (the spread of time per op between fresh processes and between runs of one):\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(bw, "- %s\n", escape(l))
+		}
+	}
 	for i := range r.Benchmarks {
 		if r.Benchmarks[i].Op == "http" {
 			fmt.Fprintln(bw)

@@ -78,6 +78,12 @@ func (t Terminal) Report(w io.Writer, r *results.Result) error {
 			fmt.Fprintf(bw, "  %s\n", oneLine(l))
 		}
 	}
+	if lines := LaunchSummary(r); len(lines) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", opt.paint(ansiBold, "Launches"))
+		for _, l := range lines {
+			fmt.Fprintf(bw, "  %s\n", oneLine(l))
+		}
+	}
 	for i := range r.Benchmarks {
 		if r.Benchmarks[i].Op != "http" {
 			continue
