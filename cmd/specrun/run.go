@@ -168,13 +168,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		if launch, err = newLauncher(plan, *scale); err != nil {
 			return err
 		}
-		defer launch.remove()
 		cfg.Launcher = launch
 	}
 	// Quitting at once kills the servers and every other command started,
 	// the launches among them, and removes the launches' files.
 	signals := watchSignals(cancel, func() { pool.Kill(); procgroup.KillAll(); launch.remove() }, stderr)
 	defer signals.stop()
+	defer launch.remove() // before the signals are let go: a late one cannot leave the files
 
 	// The output is checked before the run, so that a directory that
 	// cannot take the files is found before minutes of benchmarks rather
