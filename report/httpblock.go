@@ -7,11 +7,31 @@ import (
 	"github.com/specrun/specrun/results"
 )
 
+// writeConnectionTimes writes ab's "Connection Times" table, in ms with
+// microseconds where ab prints whole ms, when the result recorded it.
+func writeConnectionTimes(w io.Writer, m func(string) (float64, bool)) {
+	if _, ok := m("total_mean_ns"); !ok {
+		return
+	}
+	fmt.Fprintf(w, "\nConnection Times (ms)\n")
+	fmt.Fprintf(w, "            %8s %8s %8s %8s %8s\n", "min", "mean", "[+/-sd]", "median", "max")
+	for _, row := range [...]struct{ label, name string }{
+		{"Connect:", "connect"}, {"Processing:", "processing"}, {"Waiting:", "waiting"}, {"Total:", "total"},
+	} {
+		fmt.Fprintf(w, "%-12s", row.label)
+		for _, stat := range [...]string{"min", "mean", "sd", "median", "max"} {
+			v, _ := m(row.name + "_" + stat + "_ns")
+			fmt.Fprintf(w, " %8.3f", v/1e6)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
 // writeHTTPBlock writes the ab-style block of an http benchmark instance
 // under the Markdown table: ab's own lines and units, each the median over
 // the instance's runs (failures also as a total, so that one bad phase is
-// not hidden by the median), then the latency percentiles and, for server
-// blocks, the server's CPU time and peak RSS.
+// not hidden by the median), for server blocks the server's CPU time and
+// peak RSS, then ab's Connection Times and the latency percentiles.
 func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 	if len(b.Runs) == 0 {
 		note := ""
@@ -118,6 +138,8 @@ func writeHTTPBlock(w io.Writer, b *results.Benchmark) error {
 			line("Server max RSS", "%.1f [MiB] (process group)", rss/(1<<20))
 		}
 	}
+
+	writeConnectionTimes(w, m)
 
 	percentiles := false
 	for _, q := range []struct{ label, metric, note string }{

@@ -52,6 +52,11 @@ func TestHTTPBlock(t *testing.T) {
 			Params: map[string]any{"url": "http://127.0.0.1:8080/", "concurrency": 50.0}, // as read back from JSON
 			Runs:   []results.Run{withoutServer(httpRun(250, 1.25, 0))},
 		}},
+		{"httpblock-connection-times.md", results.Benchmark{
+			Name: "fresh", Op: "http",
+			Params: map[string]any{"url": "http://127.0.0.1:8080/", "concurrency": 10.0, "keepalive": false},
+			Runs:   []results.Run{withConnectionTimes(withoutServer(httpRun(250, 1.25, 0)))},
+		}},
 		{"httpblock-error.md", results.Benchmark{Name: "down", Op: "http", Error: "start server \"a\": not ready after 30s"}},
 	} {
 		var buf bytes.Buffer
@@ -66,6 +71,22 @@ func withoutServer(r results.Run) results.Run {
 	for k := range r.Metrics {
 		if len(k) > 7 && k[:7] == "server_" {
 			delete(r.Metrics, k)
+		}
+	}
+	return r
+}
+
+// withConnectionTimes adds ab's Connection Times as the http op records
+// them: connect + processing = total, waiting within processing.
+func withConnectionTimes(r results.Run) results.Run {
+	for row, ms := range map[string][5]float64{
+		"connect":    {0.021, 0.048, 0.012, 0.045, 0.310},
+		"processing": {0.310, 1.202, 0.155, 1.180, 4.820},
+		"waiting":    {0.290, 1.150, 0.151, 1.130, 4.700},
+		"total":      {0.335, 1.250, 0.160, 1.225, 5.010},
+	} {
+		for i, stat := range [...]string{"min", "mean", "sd", "median", "max"} {
+			r.Metrics[row+"_"+stat+"_ns"] = ms[i] * 1e6
 		}
 	}
 	return r
