@@ -30,7 +30,9 @@
 # Usage: bench/http.sh [SECONDS_PER_PHASE] [ROUNDS]   (default 3 and 3)
 # Environment: CONC="1 10 50 200", SERVERS="nginx serve", KEEPALIVE="on off",
 #   SPECRUN_BASE=path/to/another/specrun (adds it as tool specrun-base, e.g.
-#   a build of an older commit, to compare clients side by side).
+#   a build of an older commit, to compare clients side by side; it is given
+#   threads and max_failures only with SPECRUN_BASE_PARAMS=1, for builds
+#   that know them).
 # Bounded: loopback only; about 2 x 4 x 2 x 3 x ROUNDS phases of SECONDS,
 # 7 minutes at the defaults.
 set -euo pipefail
@@ -114,7 +116,7 @@ run_wrk() { # server keepalive concurrency round
 	[ "$2" = off ] && hdr=(-H "Connection: close")
 	/usr/bin/time -f "%U %S" -o "$out/wrk.time" wrk -t"$t" -c"$3" -d"${secs}s" --latency "${hdr[@]}" "${url[$1]}" >"$out/wrk.txt"
 	python3 - "$@" "$out/wrk.txt" "$out/wrk.time" >>"$phases" <<'PY'
-import json, re, sys
+import json, os, re, sys
 server, ka, c, rnd, text, cpu = sys.argv[1:5] + [open(sys.argv[5]).read(), open(sys.argv[6]).read().split()]
 unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 def lat(q):
@@ -125,7 +127,7 @@ errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)",
 print(json.dumps({"tool": "wrk", "server": server, "ka": ka, "c": int(c), "round": int(rnd),
     "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
     "cpu_us": (float(cpu[0]) + float(cpu[1])) * 1e6 / reqs, "p50": lat(50), "p99": lat(99),
-    "raw": False, "errors": errors}))
+    "raw": False, "errors": errors, "load": os.getloadavg()[0]}))
 PY
 }
 
@@ -134,7 +136,7 @@ run_ab() { # server keepalive concurrency round
 	[ "$2" = on ] && k=(-k)
 	/usr/bin/time -f "%U %S" -o "$out/ab.time" ab -q "${k[@]}" -c"$3" -t"$secs" -n 100000000 -e "$out/ab.csv" "${url[$1]}" >"$out/ab.txt" 2>&1
 	python3 - "$@" "$out/ab.txt" "$out/ab.time" "$out/ab.csv" >>"$phases" <<'PY'
-import csv, json, re, sys
+import csv, json, os, re, sys
 server, ka, c, rnd = sys.argv[1:5]
 text, cpu = open(sys.argv[5]).read(), open(sys.argv[6]).read().split()
 pct = {int(r[0]): float(r[1]) for r in csv.reader(open(sys.argv[7])) if r and r[0].isdigit()}
@@ -143,7 +145,7 @@ failed = int(re.search(r"Failed requests:\s+(\d+)", text).group(1))
 print(json.dumps({"tool": "ab", "server": server, "ka": ka, "c": int(c), "round": int(rnd),
     "rps": float(re.search(r"Requests per second:\s+([\d.]+)", text).group(1)),
     "cpu_us": (float(cpu[0]) + float(cpu[1])) * 1e6 / reqs, "p50": pct[50], "p99": pct[99],
-    "raw": True, "errors": failed}))
+    "raw": True, "errors": failed, "load": os.getloadavg()[0]}))
 PY
 }
 
@@ -170,11 +172,11 @@ run_specrun() { # tool server keepalive concurrency round [rate]
 	# Failures are reported, not fatal (max_failures = 1).
 	# threads is wrk's -t here: min(2, c). A build before either has none to set.
 	local bin="$out/specrun" maxf=1 threads=$(($4 < 2 ? $4 : 2))
-	[ "$1" = specrun-base ] && bin=$SPECRUN_BASE maxf= threads=
+	[ "$1" = specrun-base ] && bin=$SPECRUN_BASE && [ -z "${SPECRUN_BASE_PARAMS:-}" ] && maxf= threads=
 	spec "${url[$2]}" "$3" "$4" "${6:-}" "$maxf" "$threads" >"$out/load.hcl"
 	"$bin" run --no-progress --force --out "$out/results" --format json "$out/load.hcl" >"$out/specrun.json" 2>"$out/specrun.err" || true
 	python3 - "$@" "$out/specrun.json" >>"$phases" <<'PY'
-import json, sys
+import json, os, sys
 tool, server, ka, c, rnd = sys.argv[1:6]
 rate = sys.argv[6] if len(sys.argv) > 7 else ""
 r = json.load(open(sys.argv[-1]))
@@ -182,7 +184,7 @@ m = r["benchmarks"][0]["runs"][0]["metrics"]
 rec = {"tool": tool, "server": server, "ka": ka, "c": int(c), "round": int(rnd),
     "rps": m["requests_per_sec"], "cpu_us": m["client_cpu_ns_per_request"] / 1e3,
     "p50": m["latency_p50_ns"] / 1e6, "p99": m["latency_p99_ns"] / 1e6, "raw": not rate,
-    "errors": m["failed"]}
+    "errors": m["failed"], "load": os.getloadavg()[0]}
 if rate:
     rec["rate"] = float(rate)
     if "processing_median_ns" in m:
@@ -239,6 +241,8 @@ for r in closed:
     cells[r["server"], r["ka"], r["c"], r["tool"]].append(r)
 tools = sorted({r["tool"] for r in closed}, key=lambda t: ["wrk", "specrun", "specrun-base", "ab"].index(t))
 print()
+print("1-minute load average at the phases' ends: %s (2 CPUs)." % fmt([r["load"] for r in rows]))
+print()
 print("Closed loop: medians [min..max] over rounds. CPU = the generator's user+sys per request.")
 print("p50/p99 are raw samples except wrk's p99, which stock wrk corrects for coordinated omission (marked *).")
 print()
@@ -269,16 +273,19 @@ for k in keys:
 rate = [r for r in rows if "rate" in r]
 if rate:
     print()
-    print("Rate mode (specrun only; wrk2 is not packaged by Debian and its source cannot be fetched here).")
+    print("Rate mode (specrun only; wrk2 is not packaged by Debian and its source cannot be fetched here,")
+    print("so the peer figure is specrun's own closed loop against nginx, keepalive on, at the same c).")
     print("Latency counts from each request's intended send time; service p50 is the raw processing median.")
     print()
-    print("| c | target req/s | reached req/s | CPU us/request | p50 ms | p99 ms | service p50 ms |")
-    print("|--:|--:|--:|--:|--:|--:|--:|")
+    print("| c | target req/s | reached req/s | CPU us/request | closed-loop CPU us/request | p50 ms | p99 ms | service p50 ms |")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|")
     groups = collections.defaultdict(list)
     for r in rate:
         groups[r["c"], r["rate"]].append(r)
     for (c, target), rs in sorted(groups.items()):
         sp = [r["service_p50"] for r in rs if "service_p50" in r]
+        cl = [r["cpu_us"] for r in cells.get(("nginx", "on", c, "specrun"), [])]
         print(f"| {c} | {target:.0f} | {fmt([r['rps'] for r in rs], '%.0f')} | {fmt([r['cpu_us'] for r in rs])} | "
+              f"{fmt(cl) if cl else 'N/A'} | "
               f"{fmt([r['p50'] for r in rs], '%.3f')} | {fmt([r['p99'] for r in rs], '%.3f')} | {fmt(sp, '%.3f') if sp else 'N/A'} |")
 PY

@@ -799,7 +799,7 @@ func TestHTTPPhaseKeepsItsLatencyHistogram(t *testing.T) {
 // client: against SPECRUN_BENCH_URL when set (nginx, say, so that the
 // server's work stays out of the profile), else an in-process server.
 // The concurrency is SPECRUN_BENCH_C (default 10), keepalive off when
-// SPECRUN_BENCH_CLOSE is set.
+// SPECRUN_BENCH_CLOSE is set, and SPECRUN_BENCH_RATE sets a rate.
 func BenchmarkHTTP(b *testing.B) {
 	target := os.Getenv("SPECRUN_BENCH_URL")
 	if target == "" {
@@ -813,8 +813,13 @@ func BenchmarkHTTP(b *testing.B) {
 	if s := os.Getenv("SPECRUN_BENCH_C"); s != "" {
 		fmt.Sscan(s, &c)
 	}
-	op, err := newHTTP(param.Values{"url": target, "concurrency": c, "keepalive": os.Getenv("SPECRUN_BENCH_CLOSE") == "",
-		"threads": min(c, 2)}, nil)
+	p := param.Values{"url": target, "concurrency": c, "keepalive": os.Getenv("SPECRUN_BENCH_CLOSE") == "", "threads": min(c, 2)}
+	if s := os.Getenv("SPECRUN_BENCH_RATE"); s != "" {
+		var rate float64
+		fmt.Sscan(s, &rate)
+		p["rate"] = rate
+	}
+	op, err := newHTTP(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -826,4 +831,5 @@ func BenchmarkHTTP(b *testing.B) {
 	}
 	b.ReportMetric(s.Metrics["client_cpu_ns_per_request"], "cpu-ns/req")
 	b.ReportMetric(s.Metrics["failed"], "failed")
+	b.ReportMetric(s.Metrics["latency_p50_ns"], "p50-ns")
 }
