@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-
-	"github.com/specrun/specrun/results"
 )
 
 //go:embed csrc/timers.c
@@ -26,9 +24,10 @@ var timersRows = []struct{ instance, c, cCall string }{
 	{"time_now", "realtime_monotonic", "clock_gettime REALTIME + MONOTONIC (vDSO)"},
 }
 
-// timers runs examples/timers.hcl and the C program in interleaved rounds,
-// one run of each per round, and prints the seconds for the calls of each
-// row beside C's, with the ratio of the medians.
+// timers runs each row of examples/timers.hcl (specrun run --filter) and
+// the C program's same call in interleaved rounds, row by row, one run of
+// each per round, and prints the seconds for the calls of each row beside
+// C's, with the ratio of the medians.
 func timers(e *env) error {
 	cbin, err := e.gcc("timers", timersC)
 	if err != nil {
@@ -37,67 +36,66 @@ func timers(e *env) error {
 	calls := int64(10_000_000 * e.scale)
 	scale := strconv.FormatFloat(e.scale, 'g', 6, 64)
 	spec := "examples/timers.hcl"
+	// Both keyed by the specrun row: C's time(NULL) is timed for each of
+	// the two time() rows, beside it.
 	sr, cr := map[string][]float64{}, map[string][]float64{}
 	labels := map[string]string{}
-	seconds := func(r *results.Result, suffix string) error {
-		for _, b := range r.Benchmarks {
-			if b.Error != "" {
-				return fmt.Errorf("%s: %s", b.Name, b.Error)
-			}
-			name := b.Name + suffix
-			labels[name] = b.Label
-			for _, run := range b.Runs {
-				sr[name] = append(sr[name], run.NsPerOp*float64(calls)/1e9)
-			}
-		}
-		return nil
-	}
-	specrun := func() error {
-		r, err := e.run(e.specrun, "specrun", "--repeat", "1", "--scale", scale, spec)
-		if err == nil {
-			err = seconds(r, "")
-		}
-		if err != nil || e.libc == "" {
-			return err
-		}
-		r, err = e.run(e.libc, "specrun-libc", "--repeat", "1", "--scale", scale,
-			"--var", "libc=true", "--filter", "^time$", spec)
-		if err == nil {
-			err = seconds(r, " (c.time)")
-		}
-		return err
-	}
-	c := func() error {
-		out, err := exec.Command(cbin, strconv.FormatInt(calls, 10)).Output()
-		if err != nil {
-			return fmt.Errorf("%s: %w", cbin, err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			name, v, _ := strings.Cut(l, " ")
-			s, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("%s: %q: %w", cbin, l, err)
-			}
-			cr[name] = append(cr[name], s)
-		}
-		return nil
-	}
 	for round := range e.rounds {
-		first, second := specrun, c
-		if round%2 == 1 {
-			first, second = c, specrun
-		}
-		if err := first(); err != nil {
-			return err
-		}
-		if err := second(); err != nil {
-			return err
+		for i, row := range timersRows {
+			bin, args := e.specrun, []string{"--filter", "^" + row.instance + "$"}
+			if name, ok := strings.CutSuffix(row.instance, " (c.time)"); ok {
+				if e.libc == "" {
+					continue
+				}
+				bin, args = e.libc, []string{"--filter", "^" + name + "$", "--var", "libc=true"}
+			}
+			specrun := func() error {
+				r, err := e.run(bin, "specrun", append([]string{"--repeat", "1", "--scale", scale}, append(args, spec)...)...)
+				if err != nil {
+					return err
+				}
+				if len(r.Benchmarks) != 1 {
+					return fmt.Errorf("--filter %s: %d benchmarks", args[1], len(r.Benchmarks))
+				}
+				b := r.Benchmarks[0]
+				if b.Error != "" {
+					return fmt.Errorf("%s: %s", b.Name, b.Error)
+				}
+				labels[row.instance] = b.Label
+				for _, run := range b.Runs {
+					sr[row.instance] = append(sr[row.instance], run.NsPerOp*float64(calls)/1e9)
+				}
+				return nil
+			}
+			c := func() error {
+				out, err := exec.Command(cbin, strconv.FormatInt(calls, 10), row.c).Output()
+				if err != nil {
+					return fmt.Errorf("%s: %w", cbin, err)
+				}
+				name, v, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+				s, err := strconv.ParseFloat(v, 64)
+				if err != nil || name != row.c {
+					return fmt.Errorf("%s %s: %q", cbin, row.c, out)
+				}
+				cr[row.instance] = append(cr[row.instance], s)
+				return nil
+			}
+			first, second := specrun, c
+			if (round+i)%2 == 1 {
+				first, second = c, specrun
+			}
+			if err := first(); err != nil {
+				return err
+			}
+			if err := second(); err != nil {
+				return err
+			}
 		}
 	}
 
 	w := e.out
-	fmt.Fprintf(w, "`specrun run --repeat 1 --scale %s %s` (and, in the libc build, `--var libc=true --filter '^time$'`)\n", scale, spec)
-	fmt.Fprintf(w, "beside `timers %d` (bench/writeups/csrc/timers.c, gcc -O2), %s, alternating which goes first.\n", calls, e.roundsText())
+	fmt.Fprintf(w, "`specrun run --repeat 1 --scale %s --filter '^ROW$' %s` (for c.time, the libc build with `--var libc=true`)\n", scale, spec)
+	fmt.Fprintf(w, "beside `timers %d CALL` (bench/writeups/csrc/timers.c, gcc -O2), row by row, %s, alternating which goes first.\n", calls, e.roundsText())
 	fmt.Fprintf(w, "Seconds for %d calls: median of the rounds, and (max-min)/median.\n\n", calls)
 	if e.libc == "" {
 		fmt.Fprintf(w, "No c.time row: %s.\n\n", e.libcWhy)
@@ -105,7 +103,7 @@ func timers(e *env) error {
 	fmt.Fprintln(w, "| specrun row | specrun s | spread | C call | C s | spread | specrun / C |")
 	fmt.Fprintln(w, "|---|--:|--:|---|--:|--:|--:|")
 	for _, row := range timersRows {
-		s, cs := sr[row.instance], cr[row.c]
+		s, cs := sr[row.instance], cr[row.instance]
 		if len(s) == 0 || len(cs) == 0 {
 			continue
 		}

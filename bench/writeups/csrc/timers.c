@@ -1,9 +1,11 @@
 /* timers.c: the calls of examples/timers.hcl, N calls each (argument 1,
  * default 10000000), printed as "name seconds" lines, as the 2005 thread's
- * program timed them. Built by bench/writeups with gcc -O2. */
+ * program timed them; further arguments name the calls to time (all when
+ * none). Built by bench/writeups with gcc -O2. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -18,6 +20,19 @@ __attribute__((noinline)) static long null_function(long x) {
 	return x + 1;
 }
 
+static int argc_;
+static char **argv_;
+
+/* want says whether the call name was asked for. */
+static int want(const char *name) {
+	if (argc_ <= 2)
+		return 1;
+	for (int i = 2; i < argc_; i++)
+		if (strcmp(argv_[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 static double now(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -26,6 +41,8 @@ static double now(void) {
 
 #define TIME(name, body)                                   \
 	do {                                                   \
+		if (!want(name))                                   \
+			break;                                         \
 		long acc = 0;                                      \
 		double t0 = now();                                 \
 		for (long i = 0; i < n; i++) {                     \
@@ -38,6 +55,8 @@ static double now(void) {
 
 int main(int argc, char **argv) {
 	long n = argc > 1 ? atol(argv[1]) : 10000000;
+	argc_ = argc;
+	argv_ = argv;
 	struct timeval tv;
 	struct timespec ts;
 
