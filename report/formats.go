@@ -80,8 +80,10 @@ var formats = []format{
 		result:  func(o Options) Reporter { return PNG{Chart: o.Chart, Phases: o.Phases} },
 		compare: func(o Options) ComparisonReporter { return ComparePNG{Chart: o.Chart} }, compared: "the svg chart as an image"},
 	{name: "html", extension: ".html", doc: "one self-contained page: environment, table, charts, verdicts, runs",
-		result:  func(o Options) Reporter { return HTML{Chart: o.Chart} },
-		compare: func(o Options) ComparisonReporter { return CompareHTML{Chart: o.Chart} }, compared: "one self-contained page"},
+		result: func(o Options) Reporter {
+			return HTML{Chart: o.Chart, TimeUnit: o.TimeUnit, Columns: o.Columns, Metrics: o.Metrics}
+		},
+		compare: func(o Options) ComparisonReporter { return CompareHTML{Chart: o.Chart, TimeUnit: o.TimeUnit} }, compared: "one self-contained page"},
 	{name: "gobench", extension: ".txt", doc: "the Go benchmark format that benchstat reads",
 		result: func(o Options) Reporter { return GoBench{Metrics: o.Metrics} }},
 	{name: "hyperfine-json", extension: ".json", doc: "the exec benchmarks in hyperfine's --export-json schema", ordered: true,

@@ -20,12 +20,26 @@ import (
 // verdicts, the warnings, and per benchmark its runs and their
 // distribution. It loads nothing: no fonts, scripts or images from
 // elsewhere.
-type HTML struct{ Chart ChartOptions }
+//
+// Its tables are the Markdown table's, in units and digits: the same
+// columns (TimeUnit, Columns and the suite's settings choose them as they
+// do the Markdown's), with min … max added, and each table of runs scaled
+// by column the same way.
+type HTML struct {
+	Chart    ChartOptions
+	TimeUnit string   // "", "ns", "us", "ms" or "s"
+	Columns  []string // empty for the suite's, or the defaults
+	Metrics  metric.Catalog
+}
 
 // CompareHTML renders a comparison as one self-contained page: what
 // differs between the environments, the table of ratios, the chart, the
-// warnings, and per row the runs of every result.
-type CompareHTML struct{ Chart ChartOptions }
+// warnings, and per row the runs of every result. Each row's figures are
+// in the unit the Markdown comparison writes that row in.
+type CompareHTML struct {
+	Chart    ChartOptions
+	TimeUnit string
+}
 
 var (
 	_ Reporter           = HTML{}
@@ -94,19 +108,26 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 	sub = strings.NewReplacer(`\|`, "|", "&amp;", "&", "&lt;", "<").Replace(sub)
 	p := htmlPage{Title: suiteTitle(r.Suite), Subtitle: sub, Environment: environment(r.Environment),
 		Assertions: htmlAssertions(r.Assertions), Warnings: r.Warnings}
-	p.Head = []string{"Name", "Iterations", "Runs", "Time per op", "±", "Min", "Max"}
+	opt := Options{TimeUnit: timeUnit(h.TimeUnit, r), Metrics: h.Metrics, plain: true}
+	cols, err := tableColumns(r.Benchmarks, h.columns(r), opt)
+	if err != nil {
+		return fmt.Errorf("write html: %w", err)
+	}
+	for _, c := range cols {
+		p.Head = append(p.Head, c.head)
+	}
 	for i := range r.Benchmarks {
 		b := &r.Benchmarks[i]
-		row := []htmlCell{{Text: b.RowLabel()}, {Text: iterations(b.Iterations), Class: "num"}, {Text: strconv.Itoa(len(b.Runs)), Class: "num"}}
-		if b.Error != "" || len(b.Runs) == 0 {
-			why := "no runs"
-			if b.Error != "" {
-				why = "failed: " + b.Error
+		var row []htmlCell
+		for _, c := range cols {
+			cell := htmlCell{Text: c.cells[i]}
+			switch {
+			case strings.HasPrefix(cell.Text, "error: "):
+				cell.Class = "bad"
+			case !c.left:
+				cell.Class = "num"
 			}
-			row = append(row, htmlCell{Text: why, Class: "bad"}, htmlCell{}, htmlCell{}, htmlCell{})
-		} else {
-			row = append(row, htmlCell{Text: formatFigure("ns", b.NsPerOp.Median), Class: "num"}, htmlCell{Text: spread(b), Class: "num"},
-				htmlCell{Text: formatFigure("ns", b.NsPerOp.Min), Class: "num"}, htmlCell{Text: formatFigure("ns", b.NsPerOp.Max), Class: "num"})
+			row = append(row, cell)
 		}
 		p.Rows = append(p.Rows, row)
 		if b.Op == "http" {
@@ -121,11 +142,16 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 				p.Blocks = append(p.Blocks, strings.ReplaceAll(strings.Join(lines, "\n"), "**", ""))
 			}
 		}
-		d := runDetail(b)
+		d := runDetail(b, opt)
 		phaseDetail(b, &d)
 		p.Details = append(p.Details, d)
 	}
-	p.Notes = append(p.Notes, "± is half the median's interval over the median: a 95% confidence interval, or with fewer runs min..max at the level shown.")
+	if note := spreadNote(r.Benchmarks); note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	if lines := MatrixSummary(r); len(lines) > 0 {
+		p.Blocks = append([]string{"Summary\n" + strings.Join(lines, "\n")}, p.Blocks...)
+	}
 	chart, err := inlineSVG(func(w io.Writer) error { return SVG{Chart: h.Chart}.Report(w, r) })
 	if err != nil {
 		return err
@@ -139,6 +165,20 @@ func (h HTML) Report(w io.Writer, r *results.Result) error {
 		p.Phases = chart
 	}
 	return writePage(w, &p)
+}
+
+// columns are the columns of the page's table: those h asks for, else
+// the suite's, else the defaults with min … max beside ±.
+func (h HTML) columns(r *results.Result) []string {
+	if keys := (Markdown{Columns: h.Columns}).columns(r); len(keys) > 0 {
+		return keys
+	}
+	keys := defaultColumns(r.Benchmarks)
+	if !slices.Contains(keys, "range") {
+		i := slices.Index(keys, "±") + 1
+		keys = slices.Insert(keys, i, "range")
+	}
+	return keys
 }
 
 // Report writes the page.
@@ -166,20 +206,15 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 	for _, l := range c.Labels[1:] {
 		p.Head = append(p.Head, l+" vs "+c.Labels[0])
 	}
-	unit := c.Unit
-	if c.Metric == metric.NsPerOp {
-		unit = "ns"
-	}
 	for _, row := range c.Rows {
 		cells := []htmlCell{{Text: row.Label}}
+		figure := rowFigure(c, row, forcedTimeUnit(c, h.TimeUnit))
 		for _, cell := range row.Cells {
 			switch {
-			case cell == nil:
-				cells = append(cells, htmlCell{Text: "—", Class: "num"})
-			case cell.Error != "":
+			case cell != nil && cell.Error != "":
 				cells = append(cells, htmlCell{Text: cell.Error, Class: "bad"})
 			default:
-				cells = append(cells, htmlCell{Text: formatFigure(unit, cell.Median), Class: "num"})
+				cells = append(cells, htmlCell{Text: unescapeMarkdown(cellText(cell, figure)), Class: "num"})
 			}
 		}
 		for _, d := range row.Deltas {
@@ -206,7 +241,7 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 			}
 			figs := make([]string, len(cell.Runs))
 			for k, v := range cell.Runs {
-				figs[k] = formatFigure(unit, v)
+				figs[k] = figure(v)
 			}
 			det.Runs = append(det.Runs, []string{c.Labels[i], strings.Join(figs, ", ")})
 			strips = append(strips, stripSVG(cell.Runs, cell.Median, all, i))
@@ -271,9 +306,11 @@ func environment(es ...results.Environment) [][]string {
 	return out
 }
 
-// runDetail is a benchmark's runs and a strip of their distribution.
-func runDetail(b *results.Benchmark) htmlDetail {
-	d := htmlDetail{Name: b.RowLabel() + " (" + b.Name + ")", Head: []string{"Run", "Iterations", "Total", "Time per op"}}
+// runDetail is a benchmark's runs and a strip of their distribution,
+// each column of the table of runs in one unit, as the result's table
+// scales its columns.
+func runDetail(b *results.Benchmark, opt Options) htmlDetail {
+	d := htmlDetail{Name: b.RowLabel() + " (" + b.Name + ")", Head: []string{"Run", "Iterations"}}
 	var names []string
 	for _, run := range b.Runs {
 		for k := range run.Metrics {
@@ -283,19 +320,31 @@ func runDetail(b *results.Benchmark) htmlDetail {
 		}
 	}
 	slices.Sort(names)
-	d.Head = append(d.Head, names...)
+	// Each run as a benchmark of its own, so that the table's columns scale them.
+	runs := make([]results.Benchmark, len(b.Runs))
 	var vals []float64
 	for i, run := range b.Runs {
-		row := []string{strconv.Itoa(i + 1), strconv.FormatInt(run.Iterations, 10), formatFigure("ns", float64(run.TotalNs)), formatFigure("ns", run.NsPerOp)}
-		for _, k := range names {
-			if v, ok := run.Metrics[k]; ok {
-				row = append(row, results.Number(v))
-			} else {
-				row = append(row, "")
-			}
+		one := results.Benchmark{Name: b.Name, Op: b.Op, Iterations: run.Iterations, Runs: []results.Run{run},
+			NsPerOp: results.Summary{Median: run.NsPerOp}, Metrics: map[string]results.Summary{}}
+		for k, v := range run.Metrics {
+			one.Metrics[k] = results.Summary{Median: v}
+		}
+		runs[i] = one
+		vals = append(vals, run.NsPerOp)
+	}
+	cols, err := tableColumns(runs, append([]string{"total", "time"}, names...), opt)
+	if err != nil {
+		cols = nil // cannot happen: every name is a metric of the runs
+	}
+	for _, c := range cols {
+		d.Head = append(d.Head, c.head)
+	}
+	for i, run := range b.Runs {
+		row := []string{strconv.Itoa(i + 1), strconv.FormatInt(run.Iterations, 10)}
+		for _, c := range cols {
+			row = append(row, c.cells[i])
 		}
 		d.Runs = append(d.Runs, row)
-		vals = append(vals, run.NsPerOp)
 	}
 	if len(vals) > 0 {
 		d.Strip = template.HTML(stripSVG(vals, b.NsPerOp.Median, vals, 0))
@@ -416,7 +465,8 @@ table { border-collapse: collapse; margin: 1em 0; }
 th, td { padding: 0.25em 0.75em; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .good { color: #00734d; } .bad { color: #b23c00; } .same { color: #555; }
-.pass { color: #00734d; font-weight: bold; } .fail, .error { color: #b23c00; font-weight: bold; } .inconclusive { color: #8a6d00; font-weight: bold; }
+.pass, .fail, .error, .inconclusive, .skip { font-weight: bold; }
+.pass { color: #00734d; } .fail { color: #b23c00; } .error { color: #b23c00; } .inconclusive { color: #8a6d00; } .skip { color: #555; font-style: italic; }
 .chart svg { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: 0.75em; overflow-x: auto; }
 details { margin: 0.5em 0; } summary { cursor: pointer; }
