@@ -19,8 +19,9 @@ import (
 // name writes it, empty where an instance lacks it), its ns/op summary
 // (low and high are the median's interval, confidence its actual level),
 // and the median of every op metric that any benchmark reports in a
-// column of its own. Numbers are written in full precision so the file
-// round-trips.
+// column of its own (but an exec benchmark's B/op and allocs/op, which
+// are specrun's own heap use while spawning, not the command's). Numbers
+// are written in full precision so the file round-trips.
 type CSV struct{}
 
 var _ Reporter = CSV{}
@@ -63,7 +64,7 @@ func (CSV) Report(w io.Writer, r *results.Result) error {
 		row = append(row, b.Error)
 		for _, m := range metrics {
 			s, ok := b.Metrics[m]
-			if !ok || b.Error != "" {
+			if !ok || b.Error != "" || specrunHeap(b, m) {
 				row = append(row, "")
 				continue
 			}

@@ -314,7 +314,7 @@ func runDetail(b *results.Benchmark, opt Options) htmlDetail {
 	var names []string
 	for _, run := range b.Runs {
 		for k := range run.Metrics {
-			if !slices.Contains(names, k) {
+			if !slices.Contains(names, k) && !specrunHeap(b, k) {
 				names = append(names, k)
 			}
 		}

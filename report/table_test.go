@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -118,6 +119,36 @@ func TestGoBenchDropsExecHeap(t *testing.T) {
 			t.Errorf("exec line lost its own metrics: %s", l)
 		case strings.HasPrefix(l, "BenchmarkMemcpy/") && !strings.Contains(l, "11064 B/op"):
 			t.Errorf("in-process line lost B/op: %s", l)
+		}
+	}
+}
+
+// CSV and the HTML page's runs leave out an exec benchmark's B/op and
+// allocs/op, which are specrun's heap use while spawning, not the command's.
+func TestCSVAndHTMLDropExecHeap(t *testing.T) {
+	r := commands(t)
+	rows, err := csv.NewReader(bytes.NewReader(render(t, CSV{}, r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for i, b := range r.Benchmarks {
+		for _, m := range []string{"median_bytes_per_op", "median_allocs_per_op"} {
+			got := rows[i+1][col[m]]
+			if (b.Op == "exec") != (got == "") {
+				t.Errorf("%s (%s): %s = %q", b.Name, b.Op, m, got)
+			}
+		}
+	}
+	page := string(render(t, HTML{}, r))
+	runs := page[strings.Index(page, "<h2>Runs</h2>"):]
+	for _, section := range strings.Split(runs, "<details>")[1:] {
+		exec := !strings.Contains(section, "<summary>copy")
+		if heap := strings.Contains(section, "bytes_per_op") || strings.Contains(section, "allocs_per_op"); heap == exec {
+			t.Errorf("runs of %s: heap columns %v, want them for the memcpy only", section[:strings.Index(section, "</summary>")], heap)
 		}
 	}
 }
