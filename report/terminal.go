@@ -160,6 +160,8 @@ func verdictColor(v results.Verdict) string {
 		return ansiGreen
 	case results.Inconclusive:
 		return ansiYellow
+	case results.Skip:
+		return ansiDim // nothing was judged: neither a pass nor a failure
 	}
 	return ansiRed
 }

@@ -70,3 +70,17 @@ func TestMatrixSummary(t *testing.T) {
 		t.Errorf("a failed instance reads N/A: %q", got)
 	}
 }
+
+// A skipped assertion judged nothing: the terminal view does not paint it
+// as a failure.
+func TestTerminalSkipIsNoFailure(t *testing.T) {
+	r := goldenResult()
+	r.Assertions = []results.Assertion{{Name: "vs_baseline", Verdict: results.Skip, Message: "no baseline was given"}}
+	var out bytes.Buffer
+	if err := (Terminal{Options{Color: true}}).Report(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\x1b[2mskip        \x1b[0m vs_baseline"; !strings.Contains(out.String(), want) {
+		t.Errorf("terminal view lacks %q:\n%q", want, out.String())
+	}
+}
