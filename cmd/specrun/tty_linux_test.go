@@ -45,6 +45,17 @@ func onTTY(args []string) int {
 	return 0
 }
 
+// havePTY reports whether a pseudo-terminal can be opened here.
+func havePTY() bool {
+	master, slave, err := openPTY()
+	if err != nil {
+		return false
+	}
+	master.Close()
+	slave.Close()
+	return true
+}
+
 // openPTY opens a pseudo-terminal's two ends.
 func openPTY() (master, slave *os.File, err error) {
 	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
