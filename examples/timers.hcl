@@ -22,6 +22,15 @@ suite "timers" {
   columns = ["name", "iterations", "total", "time", "±", "stable"]
 }
 
+# The write-up's table: one column per host, the calls as rows, seconds for
+# 10 M calls as cells. Several results of one host pool into its column:
+#   specrun compare m1-*.json m2-*.json
+report {
+  columns = "host"
+  per     = 10000000
+  unit    = "s"
+}
+
 variable "scale" {
   type    = number
   default = 1

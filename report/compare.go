@@ -28,12 +28,7 @@ var _ ComparisonReporter = CompareMarkdown{}
 // Report writes the table.
 func (m CompareMarkdown) Report(w io.Writer, c *results.Comparison) error {
 	bw := bufio.NewWriter(w)
-	dir := ""
-	if c.Better != "" {
-		dir = ", " + c.Better + " is better"
-	}
-	fmt.Fprintf(bw, "Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).\n\n",
-		escape(metricHeading(c)), dir, escape(c.Labels[0]), c.Alpha)
+	fmt.Fprintf(bw, "%s\n\n", escape(introSentence(c)))
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "**Environments differ:** %s. Differences below may come from the machines, not only the code.\n\n",
 			escape(strings.Join(c.Differences, "; ")))

@@ -188,12 +188,7 @@ func (h CompareHTML) Report(w io.Writer, c *results.Comparison) error {
 		p.EnvHead = append([]string{""}, c.Labels...)
 		p.Environment = environment(c.Environments...)
 	}
-	dir := ""
-	if c.Better != "" {
-		dir = ", " + c.Better + " is better"
-	}
-	p.Notes = append(p.Notes, fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
-		metricHeading(c), dir, c.Labels[0], c.Alpha))
+	p.Notes = append(p.Notes, introSentence(c))
 	if note := tooFewNote(c); note != "" {
 		p.Notes = append(p.Notes, note)
 	}

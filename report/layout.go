@@ -175,3 +175,17 @@ func columnHeads(c *results.Comparison) []string {
 	}
 	return out
 }
+
+// introSentence is the sentence above a comparison: what it compares and,
+// with more than one column, what the ratios are to.
+func introSentence(c *results.Comparison) string {
+	dir := ""
+	if c.Better != "" {
+		dir = ", " + c.Better + " is better"
+	}
+	if len(c.Labels) < 2 {
+		return fmt.Sprintf("Comparing %s%s.", metricHeading(c), dir)
+	}
+	return fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
+		metricHeading(c), dir, c.Labels[0], c.Alpha)
+}

@@ -260,12 +260,7 @@ var _ ComparisonReporter = CompareTerminal{}
 func (t CompareTerminal) Report(w io.Writer, c *results.Comparison) error {
 	opt := t.Options
 	bw := bufio.NewWriter(w)
-	dir := ""
-	if c.Better != "" {
-		dir = ", " + c.Better + " is better"
-	}
-	fmt.Fprintf(bw, "%s\n\n", opt.paint(ansiBold, fmt.Sprintf("Comparing %s%s. Ratios are to %s; ~ means no significant difference (Mann-Whitney U, α = %v).",
-		oneLine(metricHeading(c)), dir, oneLine(c.Labels[0]), c.Alpha)))
+	fmt.Fprintf(bw, "%s\n\n", opt.paint(ansiBold, oneLine(introSentence(c))))
 	if len(c.Differences) > 0 {
 		fmt.Fprintf(bw, "%s %s. Differences below may come from the machines, not only the code.\n\n",
 			opt.paint(ansiYellow, "Environments differ:"), oneLine(strings.Join(c.Differences, "; ")))

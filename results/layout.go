@@ -125,11 +125,11 @@ func CompareLayout(rs []*Result, l Layout, opt CompareOptions) (*Comparison, err
 				key = "unknown host"
 			}
 		default:
-			v, ok := b.Params[l.Columns]
+			v, ok := paramValue(b, l.Columns)
 			if !ok {
 				return -1
 			}
-			key = fmt.Sprint(v)
+			key = v
 		}
 		i, ok := colIndex[key]
 		if !ok {
@@ -288,7 +288,7 @@ func rowKey(b *Benchmark, l Layout, byParam bool) (key, identity string, params 
 			continue
 		}
 		id = append(id, p[0]+"="+p[1])
-		params[p[0]] = b.Params[p[0]]
+		params[p[0]] = rowParam(b, p)
 	}
 	identity = strings.Join(append([]string{b.Benchmark}, id...), "/")
 	if len(l.Rows) == 0 {
@@ -307,33 +307,34 @@ func rowKey(b *Benchmark, l Layout, byParam bool) (key, identity string, params 
 		for _, p := range pairs {
 			if p[0] == r {
 				parts = append(parts, p[0]+"="+p[1])
-				params[r] = b.Params[r]
+				params[r] = rowParam(b, p)
 			}
 		}
 	}
 	return strings.Join(parts, "/"), identity, params
 }
 
-// instanceParams are an instance's parameters as its name spells them,
-// in the matrix's order: "memcpy/size=16B/atomic=true" gives size=16B,
-// atomic=true. A name that does not spell them (a value holding "/")
-// gives them in sorted order as the values print.
+// instanceParams are an instance's matrix parameters as its name spells
+// them, in the matrix's order: "memcpy/size=16B/atomic=true" gives
+// size=16B, atomic=true. The name holds every matrix key, also those no op
+// parameter reads (build = "A"), which Params lacks. An instance whose name
+// does not spell them (a foreach instance, a value holding "/") gives its
+// Params in sorted order as the values print.
 func instanceParams(b *Benchmark) [][2]string {
 	var out [][2]string
 	if rest, ok := strings.CutPrefix(b.Name, b.Benchmark+"/"); ok {
 		for _, seg := range strings.Split(rest, "/") {
 			k, v, ok := strings.Cut(seg, "=")
-			if _, known := b.Params[k]; !ok || !known {
+			if !ok || k == "" {
 				out = nil
 				break
 			}
 			out = append(out, [2]string{k, v})
 		}
-		if len(out) == len(b.Params) {
+		if out != nil {
 			return out
 		}
 	}
-	out = nil
 	keys := make([]string, 0, len(b.Params))
 	for k := range b.Params {
 		keys = append(keys, k)
@@ -343,6 +344,17 @@ func instanceParams(b *Benchmark) [][2]string {
 		out = append(out, [2]string{k, fmt.Sprint(b.Params[k])})
 	}
 	return out
+}
+
+// paramValue is the value of an instance's parameter as its name spells
+// it, and whether it has the parameter.
+func paramValue(b *Benchmark, name string) (string, bool) {
+	for _, p := range instanceParams(b) {
+		if p[0] == name {
+			return p[1], true
+		}
+	}
+	return "", false
 }
 
 // keyChoice lists the keys a layout may name: fixed ones, then the
@@ -363,16 +375,25 @@ func hasParam(rs []*Result, name string) bool {
 func paramNames(rs []*Result) []string {
 	var out []string
 	for _, r := range rs {
-		for _, b := range r.Benchmarks {
-			for k := range b.Params {
-				if !slices.Contains(out, k) {
-					out = append(out, k)
+		for i := range r.Benchmarks {
+			for _, p := range instanceParams(&r.Benchmarks[i]) {
+				if !slices.Contains(out, p[0]) {
+					out = append(out, p[0])
 				}
 			}
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// rowParam is a parameter's value for the charts: as the op received it
+// when it is one of the op's, else as the name spells it.
+func rowParam(b *Benchmark, p [2]string) any {
+	if v, ok := b.Params[p[0]]; ok {
+		return v
+	}
+	return p[1]
 }
 
 // summaryOf is the change of the second column against the first in each

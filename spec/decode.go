@@ -61,6 +61,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "benchmark", LabelNames: []string{"name"}},
 		{Type: "server", LabelNames: []string{"name"}},
 		{Type: "assert", LabelNames: []string{"name"}},
+		{Type: "report"},
 	},
 }
 
@@ -174,6 +175,7 @@ func (l *loader) decode(bodies []hcl.Body, defaultName string) {
 	}
 
 	l.checkColumns()
+	l.plan.Report = l.decodeReport(byType["report"])
 
 	names = map[string]hcl.Range{}
 	for _, b := range byType["assert"] {

@@ -60,6 +60,7 @@ func TestSpecLanguageDoc(t *testing.T) {
 		"benchmark": append(names(benchmarkAttrs), "matrix"),
 		"server":    names(serverSchema.Attributes),
 		"assert":    names(assertSchema.Attributes),
+		"report":    names(reportSchema.Attributes),
 	} {
 		if diff := cmp.Diff(sorted(attrs), sorted(documented[block])); diff != "" {
 			t.Errorf("attributes of %s (-decoder +doc):\n%s", block, diff)

@@ -31,6 +31,8 @@ type Plan struct {
 	Benchmarks []*Benchmark // instances in file order, matrices expanded
 	Servers    []*Server
 	Asserts    []*Assert
+	// Report is the report block's layout; nil without one.
+	Report *Report
 
 	sources map[string]*hcl.File // Files and var files, parsed, for diagnostic snippets
 }

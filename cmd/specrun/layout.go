@@ -4,10 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/specrun/specrun/metric"
 	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/results"
+	"github.com/specrun/specrun/spec"
 )
 
 // layoutFlags are the flags that lay a table out by columns and rows over
@@ -17,6 +20,7 @@ type layoutFlags struct {
 	by, rows, metric, unit, summary *string
 	per                             *float64
 	fs                              *flag.FlagSet
+	names                           []string // the flags registered
 }
 
 // register adds the flags; metric is false where the command has a
@@ -35,6 +39,13 @@ func (l *layoutFlags) register(fs *flag.FlagSet, metric, columns bool) {
 	l.per = fs.Float64("per", 0, "with --by, multiply every figure by `N`: --per 10000000 gives ns_per_op as the time of 10 M calls")
 	l.unit = fs.String("unit", "", "with --by, write times in `UNIT`: "+strings.Join(report.TimeUnits, ", "))
 	l.summary = fs.String("summary", "", "with two columns, the comma-separated `METRICS` of the sentence under the table (default the cells' metric)")
+	l.names = []string{"by", "rows", "per", "unit", "summary"}
+	if metric {
+		l.names = append(l.names, "metric")
+	}
+	if columns {
+		l.names = append(l.names, "columns")
+	}
 }
 
 // stringAlias is a second name of a string flag.
@@ -50,7 +61,7 @@ func (a stringAlias) Set(s string) error { *a.p = s; return nil }
 
 // set reports whether any layout flag was given.
 func (l *layoutFlags) set() bool {
-	for _, name := range []string{"by", "columns", "rows", "metric", "per", "unit", "summary"} {
+	for _, name := range l.names {
 		if isSet(l.fs, name) {
 			return true
 		}
@@ -131,6 +142,7 @@ func layoutReporter(rep report.Reporter, format string, opt report.Options) repo
 		if err != nil {
 			return fmt.Errorf("lay out the table: %w", err)
 		}
+		c.Warnings = nil // the report above has them
 		crep, err := report.ComparisonFormatWith(format, opt)
 		if err != nil {
 			return err
@@ -138,4 +150,59 @@ func layoutReporter(rep report.Reporter, format string, opt report.Options) repo
 		fmt.Fprintln(w)
 		return crep.Report(w, c)
 	})
+}
+
+// planLayout is the spec's report block as a result records it.
+func planLayout(r *spec.Report) *results.Layout {
+	if r == nil {
+		return nil
+	}
+	return &results.Layout{Columns: r.Columns, Rows: r.Rows, Metric: r.Metric, Per: r.Per, Unit: r.Unit, Summary: r.Summary}
+}
+
+// checkLayout refuses, before anything runs, a layout whose columns, rows
+// or metrics the spec's benchmarks do not have: the report block's are
+// checked as it is decoded, the flags' here.
+func checkLayout(plan *spec.Plan, lay *results.Layout) error {
+	if lay == nil {
+		return nil
+	}
+	var params []string
+	metrics := map[string]bool{}
+	for _, m := range metric.Standard {
+		metrics[m.Name] = true
+	}
+	for _, b := range plan.Benchmarks {
+		for _, a := range b.Matrix {
+			if !slices.Contains(params, a.Key) {
+				params = append(params, a.Key)
+			}
+		}
+		if b.Op != nil {
+			for _, m := range b.Op.Metrics {
+				metrics[m.Name] = true
+			}
+		}
+	}
+	if c := lay.Columns; c != "" && !slices.Contains(spec.ReportColumns, c) && !slices.Contains(params, c) {
+		return usageError("--by: %q is neither %s nor a matrix parameter of this spec%s", c, strings.Join(spec.ReportColumns, ", "), paramList(params))
+	}
+	for _, r := range lay.Rows {
+		if r != spec.RowBenchmark && !slices.Contains(params, r) {
+			return usageError("--rows: %q is neither %s nor a matrix parameter of this spec%s", r, spec.RowBenchmark, paramList(params))
+		}
+	}
+	for _, m := range append([]string{lay.Metric}, lay.Summary...) {
+		if m != "" && !metrics[m] {
+			return usageError("--metric: %q is neither a standard metric nor one of this spec's ops", m)
+		}
+	}
+	return nil
+}
+
+func paramList(params []string) string {
+	if len(params) == 0 {
+		return " (it has none)"
+	}
+	return " (" + strings.Join(params, ", ") + ")"
 }

@@ -26,6 +26,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	var tf tableFlags
 	tf.register(fs, true)
+	var lf layoutFlags
+	lf.register(fs, true, false)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -49,6 +51,16 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	r, err := results.ReadFile(paths[0])
 	if err != nil {
 		return err
+	}
+	if r.Suite.Layout, err = lf.apply(r.Suite.Layout, ""); err != nil {
+		return err
+	}
+	if r.Suite.Layout != nil {
+		// A layout that does not fit the result is a usage error, said
+		// before anything is written.
+		if _, err := results.CompareLayout([]*results.Result{r}, *r.Suite.Layout, results.CompareOptions{Metrics: opMetrics}); err != nil {
+			return usageError("--by: %v", err)
+		}
 	}
 	if err := report.CheckColumns(r, opt.Columns); err != nil {
 		return usageError("--columns: %v", err)
@@ -75,12 +87,16 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 // json (the result itself) and hyperfine-json keep the order it was run in.
 func sortedReporter(format, sortBy string, opt report.Options) (report.Reporter, error) {
 	rep, _, err := report.FormatWith(format, opt)
-	if err != nil || report.Ordered(format) || sortBy != "time" {
+	if err != nil {
 		return rep, err
 	}
-	return report.ReporterFunc(func(w io.Writer, r *results.Result) error {
-		return rep.Report(w, results.ByTime(r))
-	}), nil
+	if !report.Ordered(format) && sortBy == "time" {
+		sorted := rep
+		rep = report.ReporterFunc(func(w io.Writer, r *results.Result) error {
+			return sorted.Report(w, results.ByTime(r))
+		})
+	}
+	return layoutReporter(rep, format, opt), nil
 }
 
 // writeOutput renders to path atomically, or to stdout when path is empty,

@@ -64,6 +64,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	var tf tableFlags
 	tf.register(fs, true)
+	var lf layoutFlags
+	lf.register(fs, true, false)
 	var sh shardFlag
 	fs.Var(&sh, "shard", "run part `I/N` of the load: every http phase's concurrency, requests and rate divided by N, other benchmarks on shard 0 only; merge the N results with \"specrun merge\"")
 	startAtFlag := fs.String("start-at", "", "begin the benchmarks at `TIME` (RFC 3339, or +DURATION from now), so that shards on several machines load the target together")
@@ -140,6 +142,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := shard(plan, sh); err != nil {
+		return err
+	}
+	lay, err := lf.apply(planLayout(plan.Report), "")
+	if err != nil {
+		return err
+	}
+	if err := checkLayout(plan, lay); err != nil {
 		return err
 	}
 	if err := checkColumns(plan, opt.Columns); err != nil {
@@ -228,6 +237,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 
 	env.Servers = pool.Versions()
 	r := newResult(plan, *label, env, started, finished, outcome)
+	r.Suite.Layout = lay
 	r.Warnings = append(append(envWarnings, outcome.Warnings...), load.Stop()...)
 	r.Warnings = append(r.Warnings, results.BaselineWarnings(r, base)...)
 	if startWarning != "" {

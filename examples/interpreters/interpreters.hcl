@@ -72,6 +72,15 @@ benchmark "page" {
   keepalive   = false
 }
 
+# Build A and B side by side, and the write-up's sentence under the table:
+# "B vs A: requests/s -34% [...] (slower), server CPU per request +52% [...]
+# (more CPU), server peak RSS +33% [...] (more memory)."
+report {
+  columns = "build"
+  metric  = "requests_per_sec"
+  summary = ["requests_per_sec", "server_cpu_ns_per_request", "server_max_rss_bytes"]
+}
+
 assert "b_slower" {
   description = "B is slower: its requests/s is below A's"
   value       = benchmark.page["build=B"].requests_per_sec / benchmark.page["build=A"].requests_per_sec
