@@ -194,7 +194,8 @@ func withPhases(f *figure, r *results.Result, opt ChartOptions, phases bool) *fi
 // one line per instance: the figure its phases are read by (requests/s
 // for http, else time per op, or the metric opt.Y names), then the peak
 // RSS when the runs recorded one. Warm-up runs come first, hollow, on
-// x = w1, w2, ...; timed runs are 1, 2, ....
+// x = w1, w2, ...; timed runs are 1, 2, .... Under Axis auto the y axis is
+// log only when the timed runs span more than 50x.
 func phasePanels(r *results.Result, opt ChartOptions) []panel {
 	var blocks []string
 	members := map[string][]*results.Benchmark{}
@@ -259,6 +260,18 @@ func phasePanel(title, ylabel, unit, name string, bs []*results.Benchmark, opt C
 			return strconv.Itoa(int(math.Round(x)))
 		},
 	}
+	// The timed runs choose the scale: a warm-up run of one request or one
+	// iteration would otherwise make it log and flatten the phases.
+	var lo, hi float64
+	for _, b := range bs {
+		for _, v := range results.RunValues(b, name) {
+			if lo == 0 || v < lo {
+				lo = v
+			}
+			hi = max(hi, v)
+		}
+	}
+	lp.axis = axisScale(opt.Axis, lo, hi, 50)
 	for i, b := range bs {
 		s := lineSeries{name: b.RowLabel(), color: i}
 		for _, p := range b.Phases() {

@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/specrun/specrun/metric"
 )
@@ -93,6 +94,9 @@ func readStat(name string, runs []map[string]float64) (string, metric.Stat, bool
 // withStats returns the medians with, on every instance read, the point
 // value of each stat read of it, leaving the caller's maps as they were.
 func withStats(instances []judgeInstance, curMed, baseMed Metrics) (Metrics, Metrics) {
+	if !slices.ContainsFunc(instances, func(in judgeInstance) bool { return len(in.stats) > 0 }) {
+		return curMed, baseMed // the common case: no copy
+	}
 	clone := func(m Metrics) Metrics {
 		if m == nil {
 			return nil // no baseline stays no baseline
