@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
@@ -199,9 +200,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError("--out and --result both say where to write; give one")
 		}
 	} else {
-		signals.whileWriting(func() {
+		if quit := signals.whileWriting(func() {
 			names, err = outputNames(fs, *outDir, *resultFile, resultBase(plan.Suite.Name, *label, started), *force)
-		})
+		}); quit != nil {
+			return quit
+		}
 		if err != nil {
 			return err
 		}
@@ -259,7 +262,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	// that the measurements are not lost with them. A second signal waits
 	// for the files rather than leave a temporary one behind.
 	var writeErr error
-	signals.whileWriting(func() {
+	if quit := signals.whileWriting(func() {
 		if !toStdout {
 			writeErr = writeResult(r, names, *sortBy, opt, stderr)
 		}
@@ -272,7 +275,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			}
 			return rep.Report(w, r)
 		}))
-	})
+	}); quit != nil {
+		return quit
+	}
 	if err := reporter.Report(stdout, r); err != nil {
 		writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
 	}
@@ -558,11 +563,12 @@ func fileSafe(s string, max int) string {
 // run, so that what finished is written; a second one kills what the run
 // started (quit) and exits as soon as no result file is being written.
 type signalWatch struct {
-	ch      chan os.Signal
-	first   chan os.Signal // holds the first signal once it came
-	done    chan struct{}
-	writing sync.Mutex // held while result files are written
-	exit    func(code int)
+	ch       chan os.Signal
+	first    chan os.Signal // holds the first signal once it came
+	done     chan struct{}
+	writing  sync.Mutex   // held while result files are written
+	quitting atomic.Int32 // the exit code once a second signal came
+	exit     func(code int)
 }
 
 func watchSignals(cancel context.CancelFunc, quit func(), stderr io.Writer) *signalWatch {
@@ -587,12 +593,16 @@ func newSignalWatch(cancel context.CancelFunc, quit func(), stderr io.Writer, ex
 		select {
 		case sig := <-w.ch:
 			fmt.Fprintf(stderr, "specrun: %v again: quitting\n", sig)
+			code := exitSIGINT
+			if sig == syscall.SIGTERM {
+				code = exitSIGTERM
+			}
+			// Before quit: killing a server ends the run's wait for it,
+			// and the run must not start writing what it then has.
+			w.quitting.Store(int32(code))
 			quit()
 			w.writing.Lock() // never exit half-way through a result file
-			if sig == syscall.SIGTERM {
-				w.exit(exitSIGTERM)
-			}
-			w.exit(exitSIGINT)
+			w.exit(code)
 		case <-w.done:
 		}
 	}()
@@ -611,11 +621,16 @@ func (w *signalWatch) received() os.Signal {
 }
 
 // whileWriting runs write, during which a second signal waits for it to
-// end before the process exits.
-func (w *signalWatch) whileWriting(write func()) {
+// end before the process exits. After a second signal it runs nothing and
+// returns the exit code the watcher is about to exit with.
+func (w *signalWatch) whileWriting(write func()) (quitting error) {
 	w.writing.Lock()
 	defer w.writing.Unlock()
+	if code := w.quitting.Load(); code != 0 {
+		return &exitError{code: int(code)}
+	}
 	write()
+	return nil
 }
 
 func (w *signalWatch) stop() {

@@ -215,6 +215,32 @@ func TestSecondSignalWaitsForWrite(t *testing.T) {
 	}
 }
 
+// TestNoWriteStartsAfterSecondSignal sends the second signal while no
+// file is being written (specrun waits out a server's grace). Killing the
+// server ends that wait, and the run goes on towards writing its result
+// while the watcher is still on its way to exit: that write must not start.
+func TestNoWriteStartsAfterSecondSignal(t *testing.T) {
+	exited := make(chan int, 1)
+	wrote := false
+	var w *signalWatch
+	w = newSignalWatch(func() {}, func() {
+		// Here quit has killed the server: the run's write comes now.
+		w.whileWriting(func() { wrote = true })
+	}, io.Discard, func(code int) {
+		exited <- code
+		runtime.Goexit()
+	})
+	defer w.stop()
+	w.ch <- syscall.SIGINT
+	w.ch <- syscall.SIGTERM
+	if code := <-exited; code != exitSIGTERM {
+		t.Errorf("exit code %d, want %d", code, exitSIGTERM)
+	}
+	if wrote {
+		t.Error("a result was written after the second signal")
+	}
+}
+
 // TestResultNames gives runs of one suite, label and second names of their
 // own, and --force the first name whatever exists.
 func TestResultNames(t *testing.T) {
