@@ -161,14 +161,24 @@ func parseRunDir(name string) (pid int, start uint64, ok bool) {
 }
 
 // removeDir kills the processes of the cgroup dir (when kill is set) and
-// removes it, waiting up to KillWait for them to be gone.
+// removes it, waiting up to KillWait for them to be gone. The groups below
+// it go first: a specrun that one of its commands ran makes its run
+// directory there, and the kernel refuses to remove a cgroup with children.
 func removeDir(dir string, kill bool) error {
 	if kill {
-		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) // v2: the whole subtree
 	}
 	err := waitEmpty(dir, kill)
 	if err != nil {
 		return err
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := removeDir(filepath.Join(dir, e.Name()), kill); err != nil {
+				return err
+			}
+		}
 	}
 	// A zombie keeps a cgroup busy until its parent reaps it, which the
 	// parent (specrun's waiter, or init for an orphan) does soon.

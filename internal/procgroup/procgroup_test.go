@@ -157,6 +157,81 @@ func TestKillAll(t *testing.T) {
 	}
 }
 
+// deadPid is the pid of a child that has exited and been reaped.
+func deadPid(t *testing.T) int {
+	t.Helper()
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return dead.Process.Pid
+}
+
+// nestedRun makes, in group, the run directory and one group of a specrun
+// that a command of the group ran and that was killed with it.
+func nestedRun(t *testing.T, group string) string {
+	t.Helper()
+	inner := filepath.Join(group, runDirPrefix+strconv.Itoa(deadPid(t))+"-2", "1-exec")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Remove(inner)
+		os.Remove(filepath.Dir(inner))
+	})
+	return inner
+}
+
+// A group whose command ran specrun holds that specrun's run directory;
+// closing the group removes both.
+func TestCloseRemovesANestedRunsCgroups(t *testing.T) {
+	g := New("test nested", Options{})
+	if g.cg == nil {
+		t.Skip("no writable cgroup here")
+	}
+	dir := g.cg.v2
+	if dir == "" {
+		dir = g.cg.v1
+	}
+	nestedRun(t, dir)
+	if err := g.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s still there after Close: %v", dir, err)
+	}
+}
+
+// A dead run whose group held the run directory of a specrun it ran (as a
+// launched or exec'd command) is removed whole: a directory left there
+// would cost every later run the wait for it to empty.
+func TestStaleNestedRunDirsRemoved(t *testing.T) {
+	setupOnce.Do(discover)
+	h := v2Tree
+	if h == nil {
+		h = memTree
+	}
+	if h == nil {
+		t.Skip("no writable cgroup tree here")
+	}
+	run := filepath.Join(h.home, runDirPrefix+strconv.Itoa(deadPid(t))+"-1")
+	group := filepath.Join(run, "1-launch")
+	if err := os.MkdirAll(group, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Remove(group)
+		os.Remove(run)
+	})
+	nestedRun(t, group)
+
+	removeStale(h.home)
+
+	if _, err := os.Stat(run); !os.IsNotExist(err) {
+		t.Errorf("dead run's dir %s still there: %v", run, err)
+	}
+}
+
 // A run killed with SIGKILL leaves its cgroups with their processes; the
 // next run kills those and removes the directories.
 func TestStaleRunDirsRemoved(t *testing.T) {
