@@ -25,9 +25,11 @@ func FuzzReport(f *testing.F) {
 	}
 	seeds = append(seeds,
 		[]byte(`{"schema":"specrun.results/v1","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":0}]}]}`),
-		[]byte(`{"schema":"specrun.results/v2","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":1,"metrics":{"failed":0}},{"ns_per_op":2}]}]}`))
+		[]byte(`{"schema":"specrun.results/v2","suite":{"name":"s"},"benchmarks":[{"name":"a","runs":[{"ns_per_op":1,"metrics":{"failed":0}},{"ns_per_op":2}]}]}`),
+		[]byte(`{"schema":"specrun.results/v2","suite":{"name":"s"},"benchmarks":[{"name":"a","benchmark":"a","op":"http","warmups":[{"iterations":1,"ns_per_op":5,"metrics":{"requests_per_sec":3}}],`+
+			`"runs":[{"iterations":2,"ns_per_op":1,"metrics":{"requests_per_sec":9,"server_max_rss_bytes":100}},{"ns_per_op":2,"metrics":{"requests_per_sec":0}}]}]}`))
 	// The charts are slow to draw: a few pairs, not every one.
-	for _, pair := range [][2]int{{0, 1}, {1, 0}, {2, 0}, {0, 3}, {2, 3}, {3, 3}} {
+	for _, pair := range [][2]int{{0, 1}, {1, 0}, {2, 0}, {0, 3}, {2, 3}, {3, 3}, {4, 4}, {4, 0}} {
 		f.Add(seeds[pair[0]], seeds[pair[1]])
 	}
 	f.Fuzz(func(t *testing.T, dataA, dataB []byte) {
@@ -50,6 +52,10 @@ func FuzzReport(f *testing.F) {
 			}
 		}
 		(Markdown{}).Report(io.Discard, results.ByTime(a))
+		phases := Options{Phases: true, Metrics: testMetrics, Columns: []string{"name", "stable"}}
+		for _, rep := range []Reporter{Markdown{Phases: true, Columns: phases.Columns}, Terminal{Options: phases}, SVG{Phases: true}} {
+			rep.Report(io.Discard, a)
+		}
 		WriteAssertions(io.Discard, a.Assertions)
 		for _, metric := range []string{"", "ops_per_sec", "requests_per_sec"} {
 			c, err := results.Compare([]*results.Result{a, b}, results.CompareOptions{Metric: metric, Metrics: testMetrics})
@@ -78,6 +84,13 @@ func expectations(cur, base *results.Result) []results.Expectation {
 			Refs: []results.Ref{{Instance: x, Metric: "ns_per_op"}, {Instance: y, Metric: "ns_per_op", Baseline: true}},
 			Value: func(cur, base results.Metrics) (float64, error) {
 				return cur[x]["ns_per_op"] / base[y]["ns_per_op"], nil
+			}},
+		{Name: "stats", Min: &min,
+			Refs: []results.Ref{{Instance: x, Metric: "ns_per_op_first"}, {Instance: x, Metric: "requests_per_sec_trend"},
+				{Instance: x, Metric: "ns_per_op_cv"}, {Instance: x, Metric: "ns_per_op_digits"}},
+			Value: func(cur, _ results.Metrics) (float64, error) {
+				m := cur[x]
+				return m["ns_per_op_first"] + m["requests_per_sec_trend"] + m["ns_per_op_cv"] + m["ns_per_op_digits"], nil
 			}},
 		{Name: "failed", Min: &min,
 			Refs: []results.Ref{{Instance: x, Metric: "failed"}, {Instance: x}},
