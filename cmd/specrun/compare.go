@@ -85,6 +85,13 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if lay == nil {
 		lay = &results.Layout{Columns: results.ByResult}
 	}
+	if !isSet(fs, "by") && !isSet(fs, "columns") && len(rs) > 1 && distinctKeys(rs, lay.Columns) == 1 {
+		// The spec's layout pools by host or label, and every file has the
+		// same one: two runs of one machine, compared one column each.
+		l := *lay
+		l.Columns = results.ByResult
+		lay = &l
+	}
 	if lay.Columns == "" || lay.Columns == results.ByResult {
 		if len(rs) < 2 {
 			return usageErrorHelp(fs, "want at least two result files for one column per result, have %d", len(rs))
@@ -149,4 +156,21 @@ func opMetrics(op string) []metric.Metric {
 		return d.Metrics
 	}
 	return nil
+}
+
+// distinctKeys is how many columns pooling rs by host or label gives; 0
+// for any other layout.
+func distinctKeys(rs []*results.Result, by string) int {
+	keys := map[string]bool{}
+	for _, r := range rs {
+		switch by {
+		case results.ByHost:
+			keys[r.Environment.Hostname] = true
+		case results.ByLabel:
+			keys[r.Label] = true
+		default:
+			return 0
+		}
+	}
+	return len(keys)
 }
