@@ -32,6 +32,7 @@ type launchOrder struct {
 	Vars   map[string]string `json:"vars,omitempty"` // HCL literals, as Plan.Vars
 	SHA256 string            `json:"sha256"`
 	Scale  float64           `json:"scale"`
+	Shard  string            `json:"shard,omitempty"` // run --shard I/N, which divides the http phases
 	Launch runner.Launch     `json:"launch"`
 	Result string            `json:"result"` // where the launch writes its result
 }
@@ -48,13 +49,14 @@ type launcher struct {
 	dir   string
 	plan  *spec.Plan
 	scale float64
+	shard shardFlag
 
 	mu      sync.Mutex
 	removed bool
 }
 
 // newLauncher makes the directory the launches of plan work in.
-func newLauncher(plan *spec.Plan, scale float64) (*launcher, error) {
+func newLauncher(plan *spec.Plan, scale float64, shard shardFlag) (*launcher, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("launches: find specrun's own binary: %w", err)
@@ -63,7 +65,7 @@ func newLauncher(plan *spec.Plan, scale float64) (*launcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launches: %w", err)
 	}
-	return &launcher{exe: exe, dir: dir, plan: plan, scale: scale}, nil
+	return &launcher{exe: exe, dir: dir, plan: plan, scale: scale, shard: shard}, nil
 }
 
 // remove deletes the launches' directory and what they left in it. It is
@@ -91,7 +93,7 @@ func (l *launcher) Launch(ctx context.Context, part runner.Launch) (runner.Outco
 		return runner.Outcome{}, err
 	}
 	order := launchOrder{Paths: l.plan.Paths, Vars: l.plan.Vars, SHA256: l.plan.SHA256, Scale: l.scale,
-		Launch: part, Result: filepath.Join(work, "result.json")}
+		Shard: l.shard.String(), Launch: part, Result: filepath.Join(work, "result.json")}
 	data, err := json.Marshal(order)
 	if err != nil {
 		return runner.Outcome{}, err
@@ -196,6 +198,17 @@ func launchCmd(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "specrun %s: the spec changed on disk since specrun run loaded it (sha256 %.12s, not %.12s)\n",
 			launchCommand, plan.SHA256, order.SHA256)
 		return exitUsage
+	}
+	if order.Shard != "" {
+		var sh shardFlag
+		if err := sh.Set(order.Shard); err != nil {
+			fmt.Fprintf(stderr, "specrun %s: --shard: %v\n", launchCommand, err)
+			return exitUsage
+		}
+		if err := shard(plan, sh); err != nil {
+			fmt.Fprintf(stderr, "specrun %s: %v\n", launchCommand, err)
+			return exitUsage
+		}
 	}
 	started := time.Now().UTC()
 	outcome := runner.Run(ctx, runner.LaunchPlan(plan, order.Launch), runner.Config{Scale: order.Scale})

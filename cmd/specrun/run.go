@@ -175,7 +175,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	cfg.Resources = pool
 	var launch *launcher
 	if launchesAny(plan, cfg) {
-		if launch, err = newLauncher(plan, *scale); err != nil {
+		if launch, err = newLauncher(plan, *scale, sh); err != nil {
 			return err
 		}
 		cfg.Launcher = launch
