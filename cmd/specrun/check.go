@@ -81,6 +81,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 	if *mustBaseline {
 		requireBaseline(as)
 	}
+	skipUnrun(plan, r, as)
 	if err := report.WriteAssertions(stdout, as); err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/specrun/specrun/results"
 	"github.com/specrun/specrun/runner"
@@ -88,4 +90,36 @@ func together(plan *spec.Plan) [][]string {
 		}
 	}
 	return sets
+}
+
+// skipUnrun makes a skip of each assertion that reads a benchmark the
+// spec declares but the result does not hold, because --filter left it
+// out (or an interrupted run never reached it): such a verdict was not
+// measured, which is not an error of the spec. as is in plan.Asserts'
+// order, as expectations gives them to Judge.
+func skipUnrun(plan *spec.Plan, r *results.Result, as []results.Assertion) {
+	ran := map[string]bool{}
+	for _, b := range r.Benchmarks {
+		ran[b.Name], ran[b.Benchmark] = true, true
+	}
+	declared := map[string]bool{}
+	for _, b := range plan.Benchmarks {
+		declared[b.Name], declared[b.Block] = true, true
+	}
+	for i, a := range plan.Asserts {
+		if i >= len(as) {
+			break
+		}
+		var missing []string
+		for _, ref := range a.Refs {
+			if !ref.Baseline && declared[ref.Instance] && !ran[ref.Instance] && !slices.Contains(missing, ref.Instance) {
+				missing = append(missing, ref.Instance)
+			}
+		}
+		if len(missing) > 0 {
+			as[i].Verdict = results.Skip
+			as[i].Value, as[i].Interval = nil, nil
+			as[i].Message = fmt.Sprintf("it reads %s, which this run did not include (--filter left it out, or the run stopped before it)", strings.Join(missing, ", "))
+		}
+	}
 }

@@ -251,6 +251,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *mustBaseline {
 		requireBaseline(r.Assertions)
 	}
+	skipUnrun(plan, r, r.Assertions)
 	if *format != "term" || !isTerminal(stdout) {
 		// The terminal view shows them once, at the end of the table.
 		for _, w := range r.Warnings {
