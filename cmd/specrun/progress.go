@@ -25,6 +25,7 @@ import (
 type progress struct {
 	w     io.Writer
 	start time.Time
+	now   func() time.Time // time.Now; a test's clock
 
 	mu        sync.Mutex
 	name      string
@@ -39,12 +40,22 @@ type progress struct {
 	starting bool            // the last event was a BenchmarkStart
 	before   int             // benchmarks before the group
 	group    map[string]part // the group's members
+
+	// The time between the group's finished runs: calibrating and warming
+	// up come before a group's first run, so the runs left are estimated
+	// at this pace rather than at the pace of the time elapsed, which
+	// counts them.
+	lastRun time.Time
+	runTime time.Duration
+	runGaps int
 }
 
-// part is a group member's place in the suite and its share done.
+// part is a group member's place in the suite, its share done, and its
+// runs done of how many.
 type part struct {
-	index int
-	done  float64
+	index     int
+	done      float64
+	run, runs int
 }
 
 var _ runner.Observer = (*progress)(nil)
@@ -56,7 +67,7 @@ func newProgress(stderr io.Writer) *progress {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	return &progress{w: stderr, start: time.Now()}
+	return &progress{w: stderr, start: time.Now(), now: time.Now}
 }
 
 // BenchmarkStart implements runner.Observer.
@@ -65,6 +76,7 @@ func (p *progress) BenchmarkStart(b *spec.Benchmark, index, total int) {
 	defer p.mu.Unlock()
 	if !p.starting {
 		p.starting, p.before, p.group = true, index-1, map[string]part{}
+		p.lastRun, p.runTime, p.runGaps = time.Time{}, 0, 0
 	}
 	p.group[b.Name] = part{index: index}
 	p.name, p.k, p.n, p.run, p.runs = b.Name, index, total, 0, 0
@@ -77,8 +89,14 @@ func (p *progress) RunDone(b *spec.Benchmark, run, runs int) {
 	defer p.mu.Unlock()
 	p.starting = false
 	m := p.group[b.Name]
-	m.done = float64(run) / float64(runs)
+	m.done, m.run, m.runs = float64(run)/float64(runs), run, runs
 	p.group[b.Name] = m
+	now := p.clock()
+	if !p.lastRun.IsZero() {
+		p.runTime += now.Sub(p.lastRun)
+		p.runGaps++
+	}
+	p.lastRun = now
 	p.name, p.k, p.run, p.runs = b.Name, m.index, run, runs
 	p.draw()
 }
@@ -99,7 +117,7 @@ func (p *progress) draw() {
 	if p.stopped || p.n == 0 {
 		return
 	}
-	elapsed := time.Since(p.start)
+	elapsed := p.clock().Sub(p.start)
 	line := fmt.Sprintf("[%d/%d] %s", p.k, p.n, p.name)
 	if p.runs > 0 {
 		line += fmt.Sprintf("  run %d/%d", p.run, p.runs)
@@ -112,12 +130,38 @@ func (p *progress) draw() {
 		done += m.done
 	}
 	if done > 0 {
-		left := time.Duration(float64(elapsed) * (float64(p.n) - done) / done)
-		line += ", ~" + clock(left) + " left"
+		line += ", ~" + clock(p.left(elapsed, done)) + " left"
 	}
 	pad := max(p.lastWidth-len(line), 0)
 	p.lastWidth = len(line)
 	fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
+}
+
+// left estimates the time left: the group's runs left at the pace of its
+// runs so far, and the benchmarks after it at the pace of the suite so
+// far; before the group has two runs, everything at the suite's pace.
+func (p *progress) left(elapsed time.Duration, done float64) time.Duration {
+	perBenchmark := float64(elapsed) / done
+	if p.runGaps == 0 {
+		return time.Duration(perBenchmark * (float64(p.n) - done))
+	}
+	runsLeft := 0
+	for _, m := range p.group {
+		if m.runs == 0 {
+			m.runs = p.runs // not run yet: as many as the last one reported
+		}
+		runsLeft += max(m.runs-m.run, 0)
+	}
+	after := float64(p.n - p.before - len(p.group))
+	return p.runTime/time.Duration(p.runGaps)*time.Duration(runsLeft) + time.Duration(perBenchmark*after)
+}
+
+// clock is the time now.
+func (p *progress) clock() time.Time {
+	if p.now == nil {
+		return time.Now()
+	}
+	return p.now()
 }
 
 // finish clears the line; it is safe to call more than once, and on nil.
