@@ -87,6 +87,8 @@ func TestHTTPGoroutineClient(t *testing.T) {
 		{"DurationPhaseWarmsUpForTheWarmUp", TestHTTPDurationPhaseWarmsUpForTheWarmUp},
 		{"ConnectTimeout", TestHTTPConnectTimeout},
 		{"PhaseKeepsItsLatencyHistogram", TestHTTPPhaseKeepsItsLatencyHistogram},
+		{"LargeRequestBody", TestHTTPLargeRequestBody},
+		{"OverIPv6", TestHTTPOverIPv6},
 	} {
 		t.Run(test.name, test.f)
 	}
@@ -832,4 +834,43 @@ func BenchmarkHTTP(b *testing.B) {
 	b.ReportMetric(s.Metrics["client_cpu_ns_per_request"], "cpu-ns/req")
 	b.ReportMetric(s.Metrics["failed"], "failed")
 	b.ReportMetric(s.Metrics["latency_p50_ns"], "p50-ns")
+}
+
+// TestHTTPLargeRequestBody: a request larger than the socket's buffer is
+// written in parts as the server reads it, on every connection.
+func TestHTTPLargeRequestBody(t *testing.T) {
+	const size = 4 << 20
+	var got atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Add(n)
+		fmt.Fprint(w, n)
+	}))
+	defer ts.Close()
+	s := runHTTP(t, param.Values{"url": ts.URL, "method": "POST", "body": strings.Repeat("b", size),
+		"concurrency": int64(2), "max_failures": 0.0}, nil, 6)
+	if s.Metrics["failed"] != 0 || got.Load() != 6*size {
+		t.Errorf("failed %v, server read %d bytes, want %d", s.Metrics["failed"], got.Load(), 6*size)
+	}
+}
+
+// TestHTTPOverIPv6: an IPv6 address is dialed as one.
+func TestHTTPOverIPv6(t *testing.T) {
+	l, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("six"))
+	}))
+	ts.Listener.Close()
+	ts.Listener = l
+	ts.Start()
+	defer ts.Close()
+	for _, keep := range []bool{true, false} {
+		s := runHTTP(t, param.Values{"url": ts.URL, "concurrency": int64(2), "keepalive": keep, "max_failures": 0.0}, nil, 10)
+		if s.Metrics["body_bytes"] != 30 {
+			t.Errorf("keepalive %v: body_bytes = %v, want 30", keep, s.Metrics["body_bytes"])
+		}
+	}
 }
