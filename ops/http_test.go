@@ -801,7 +801,8 @@ func TestHTTPPhaseKeepsItsLatencyHistogram(t *testing.T) {
 // client: against SPECRUN_BENCH_URL when set (nginx, say, so that the
 // server's work stays out of the profile), else an in-process server.
 // The concurrency is SPECRUN_BENCH_C (default 10), keepalive off when
-// SPECRUN_BENCH_CLOSE is set, and SPECRUN_BENCH_RATE sets a rate.
+// SPECRUN_BENCH_CLOSE is set; SPECRUN_BENCH_RATE sets a rate and
+// SPECRUN_BENCH_THREADS the threads (default min(c, 2)).
 func BenchmarkHTTP(b *testing.B) {
 	target := os.Getenv("SPECRUN_BENCH_URL")
 	if target == "" {
@@ -816,6 +817,11 @@ func BenchmarkHTTP(b *testing.B) {
 		fmt.Sscan(s, &c)
 	}
 	p := param.Values{"url": target, "concurrency": c, "keepalive": os.Getenv("SPECRUN_BENCH_CLOSE") == "", "threads": min(c, 2)}
+	if s := os.Getenv("SPECRUN_BENCH_THREADS"); s != "" {
+		var threads int64
+		fmt.Sscan(s, &threads)
+		p["threads"] = threads
+	}
 	if s := os.Getenv("SPECRUN_BENCH_RATE"); s != "" {
 		var rate float64
 		fmt.Sscan(s, &rate)
