@@ -281,8 +281,11 @@ func resolveRefs(refs []Ref, cur, base *Result) (judgeRefs, error) {
 				read[ref.Metric] = true
 				continue
 			}
-			for name := range in.median { // the whole instance: every metric it has
+			for name := range in.median { // the whole instance: every metric it has, and its stats
 				read[name] = true
+				for _, s := range metric.Stats {
+					read[name+"_"+string(s)] = true
+				}
 			}
 		}
 		in.columns = map[string][]float64{}
@@ -338,6 +341,9 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 	h := fnv.New64a()
 	io.WriteString(h, e.Name)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+	// The residuals a trend draws come from a stream of their own, so that
+	// reading a trend leaves the runs every other figure draws as they were.
+	residuals := rand.New(rand.NewPCG(h.Sum64(), 0x7e4d))
 
 	// Copy the outer maps so resampled instances replace the medians
 	// without touching what the caller holds.
@@ -374,7 +380,7 @@ func bootstrap(e Expectation, refs []judgeInstance, curMed, baseMed Metrics, lev
 			med := make(map[string]float64, len(r.metrics))
 			for _, name := range r.metrics {
 				if c, ok := r.stats[name]; ok {
-					med[name] = c.resample(picked, shrink, rng, buf)
+					med[name] = c.resample(picked, shrink, residuals, buf)
 					continue
 				}
 				col := r.columns[name]

@@ -140,3 +140,17 @@ func TestJudgeTrendKeepsTheOrder(t *testing.T) {
 		t.Errorf("shuffled runs: %s, value %v %+v; want no sure trend", a.Verdict, *a.Value, a.Interval)
 	}
 }
+
+// TestJudgeWholeInstanceReadsStats: a value that reads a whole instance
+// (an expression over every instance of a block) may read its stats too.
+func TestJudgeWholeInstanceReadsStats(t *testing.T) {
+	cur := synthetic(map[string][]float64{"jit": {229, 400, 410}})
+	e := Expectation{Name: "whole", Min: ptr(0), Refs: []Ref{{Instance: "jit"}},
+		Value: func(cur, _ Metrics) (float64, error) {
+			return cur["jit"]["ns_per_op_first"] / cur["jit"]["ns_per_op"], nil
+		}}
+	a := Judge([]Expectation{e}, cur, nil)[0]
+	if a.Value == nil || math.Abs(*a.Value-229.0/400) > 1e-12 {
+		t.Errorf("value %v (%s %s), want 229/400", a.Value, a.Verdict, a.Message)
+	}
+}
