@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -25,7 +26,9 @@ func init() {
 			"(hyperfine's model); a `shell` command has the shell's own start-up subtracted. " +
 			"Every command (the timed one, setup, prepare, cleanup) runs in its own process group and, " +
 			"where specrun may make cgroups, its own cgroup: what a run of the command leaves behind is " +
-			"killed when it exits, what setup and prepare leave when the benchmark ends.",
+			"killed when it exits, what setup and prepare leave when the benchmark ends. " +
+			"A server's URL (server.NAME.url) in the command, shell, env, setup, prepare or cleanup keeps that " +
+			"server running for the benchmark and reaches the command as its real URL.",
 		Params: []param.Param{
 			{Name: "command", Type: param.Strings, Doc: "The program and its arguments, run without a shell; set this or shell."},
 			{Name: "shell", Type: param.String, Doc: "A command line run by /bin/sh -c; the start-up of `sh -c ''` is measured and subtracted."},
@@ -48,6 +51,7 @@ func init() {
 			{Name: "exit_code", Unit: "count", Neutral: true, Doc: "Exit status of the last run that failed, else 0; 128+N for a signal N."},
 		},
 		Interleave: true,
+		Servers:    execServers,
 		New:        newExec,
 	})
 }
@@ -97,17 +101,29 @@ func newExec(p param.Values, env Env) (Op, error) {
 	if (len(command) == 0) == (shell == "") {
 		return nil, errors.New("exec: set exactly one of command and shell")
 	}
+	url, err := serverURLs(env)
+	if err != nil {
+		return nil, err
+	}
+	command = slices.Clone(command)
+	for i := range command {
+		command[i] = url(command[i])
+	}
+	shell = url(shell)
+	vars := map[string]string{}
+	for k, v := range p.StringMap("env") {
+		vars[k] = url(v)
+	}
 	o := &execOp{
 		ignoreFailure: p.Bool("ignore_failure"),
 		showOutput:    p.Bool("show_output"),
-		prepare:       p.String("prepare"),
-		cleanup:       p.String("cleanup"),
+		prepare:       url(p.String("prepare")),
+		cleanup:       url(p.String("cleanup")),
 		dir:           p.String("dir"),
-		env:           environ(p.StringMap("env")),
+		env:           environ(vars),
 		run:           procgroup.New("exec", procgroup.Options{Memory: true}),
 		aux:           procgroup.New("exec setup", procgroup.Options{}),
 	}
-	var err error
 	if o.devNull, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
 		return nil, fmt.Errorf("exec: open %s: %w", os.DevNull, err)
 	}
@@ -142,7 +158,7 @@ func newExec(p param.Values, env Env) (Op, error) {
 	}
 	o.cmd = spawnSpec{path: path, argv: argv, dir: o.dir, env: o.env, files: files}
 
-	if setup := p.String("setup"); setup != "" {
+	if setup := url(p.String("setup")); setup != "" {
 		if err := o.runShell(envContext(env), "setup", setup); err != nil {
 			o.Close()
 			return nil, err
