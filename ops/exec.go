@@ -263,9 +263,18 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 	if _, ok := o.run.MemoryPeak(); ok {
 		metrics["max_rss_bytes"] = float64(peak)
 	}
+	var warnings []string
+	if w := o.shellCost.Wall; w > 0 && time.Duration(per(wall)) < w {
+		// hyperfine warns of the same below 5 ms: the difference of two
+		// close figures is mostly their noise.
+		warnings = append(warnings, fmt.Sprintf("%s took %v a run beyond the shell's own start-up of %v, which is subtracted: "+
+			"so small a difference is mostly noise; time it as command = [...], without a shell",
+			o.name, time.Duration(per(wall)).Round(time.Microsecond), w.Round(time.Microsecond)))
+	}
 	return Sample{
-		Elapsed: max(wall, 1), // zero would hand the timing back to the harness, start-up and all
-		Metrics: metrics,
+		Elapsed:  max(wall, 1), // zero would hand the timing back to the harness, start-up and all
+		Metrics:  metrics,
+		Warnings: warnings,
 	}, nil
 }
 

@@ -274,3 +274,24 @@ func BenchmarkSpawnTrue(b *testing.B) {
 	b.ReportMetric(mb, "bare-ns")
 	b.ReportMetric(mc/mb, "contained/bare")
 }
+
+// TestExecWarnsOfATimeBelowTheShells: a shell command that costs less than
+// the shell's own start-up is mostly the noise of the subtraction, and the
+// run says so; one well above it does not.
+func TestExecWarnsOfATimeBelowTheShells(t *testing.T) {
+	op := newExecOp(t, param.Values{"shell": ":"})
+	s, err := op.Run(context.Background(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "beyond the shell's own start-up") {
+		t.Errorf("shell \":\": warnings %q, want one about the shell's start-up", s.Warnings)
+	}
+	op = newExecOp(t, param.Values{"shell": "sleep 0.05"})
+	if s, err = op.Run(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("shell \"sleep 0.05\": warnings %q, want none", s.Warnings)
+	}
+}
