@@ -102,7 +102,15 @@ func (l *launcher) Launch(ctx context.Context, part runner.Launch) (runner.Outco
 	if err := os.WriteFile(orderFile, data, 0o600); err != nil {
 		return runner.Outcome{}, err
 	}
-	cmd := exec.Command(l.exe, launchCommand, orderFile)
+	// The running binary itself, even if a rebuild has replaced the file
+	// since: where /proc holds it, that is /proc/self/exe. argv[0] stays
+	// the binary's name.
+	path := l.exe
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		path = "/proc/self/exe"
+	}
+	cmd := exec.Command(path, launchCommand, orderFile)
+	cmd.Args[0] = l.exe
 	// What the launch and its ops make in the temp dir is in work, which
 	// the parent removes whatever becomes of the launch.
 	cmd.Env = append(os.Environ(), "TMPDIR="+work)
