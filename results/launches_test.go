@@ -197,3 +197,26 @@ func TestStoredBaselineWidened(t *testing.T) {
 		t.Errorf("not widened: %.1f%% failed, widened %.1f%%; want far more without widening", 100*narrow, 100*wide)
 	}
 }
+
+// TestJudgeResamplesLaunches checks that an assertion over runs spread
+// across launches gets an interval that resamples the launches: wider
+// than the flat one of the same runs when the launches differ (by 10% here), at the
+// level that five launches can claim.
+func TestJudgeResamplesLaunches(t *testing.T) {
+	max := 1000.0
+	exp := Expectation{Name: "x_time", Max: &max, Refs: []Ref{{Instance: "x"}},
+		Value: func(cur, _ Metrics) (float64, error) { return cur["x"]["ns_per_op"], nil }}
+	runs := twoLevel(rand.New(rand.NewPCG(5, 5)), 5, 4, 0.1, 0.01)
+	launched := Judge([]Expectation{exp}, &Result{Benchmarks: []Benchmark{{Name: "x", Runs: runs}}}, nil)[0]
+	plain := Judge([]Expectation{exp}, &Result{Benchmarks: []Benchmark{{Name: "x", Runs: flat(runs)}}}, nil)[0]
+	if launched.Interval == nil || plain.Interval == nil {
+		t.Fatalf("intervals %v, %v", launched.Interval, plain.Interval)
+	}
+	wide, narrow := launched.Interval.High-launched.Interval.Low, plain.Interval.High-plain.Interval.Low
+	if wide < 1.25*narrow {
+		t.Errorf("over launches [%v, %v], flat [%v, %v]: want the launches' wider", launched.Interval.Low, launched.Interval.High, plain.Interval.Low, plain.Interval.High)
+	}
+	if launched.Interval.Confidence != 0.9375 || plain.Interval.Confidence != Confidence {
+		t.Errorf("levels %v and %v; want 0.9375 for five launches, %v flat", launched.Interval.Confidence, plain.Interval.Confidence, Confidence)
+	}
+}
