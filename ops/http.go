@@ -171,6 +171,8 @@ type client interface {
 	// run sends the phase's requests and returns what each of its
 	// workers or loops counted, still to be merged.
 	run(ph *phase) []*counter
+	// procs is the GOMAXPROCS a phase needs, 0 for any.
+	procs() int
 	close()
 }
 
@@ -432,11 +434,8 @@ func (o *httpOp) phase(ctx context.Context, n int64, duration time.Duration, jud
 		watch = watchProcs(o.serverPID)
 	}
 	o.stats.reset()
-	if _, ok := o.client.(workerClient); ok && o.threads > 0 && o.threads != runtime.GOMAXPROCS(0) {
-		// Fewer threads than CPUs wake each other less: wrk's -t. (The
-		// event loop runs one loop per thread instead, and leaves the
-		// runtime an idle P so that it does not take a waiting loop's.)
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.threads))
+	if procs := o.client.procs(); procs > 0 && procs != runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // set outside the phase's timing: it stops the world
 	}
 	cpu0 := selfCPU()
 	wall := time.Now()
@@ -565,6 +564,10 @@ func (wc workerClient) run(ph *phase) []*counter {
 	o.mu.Unlock()
 	return counters
 }
+
+// procs is threads: fewer threads than CPUs wake each other less, as
+// wrk's -t.
+func (wc workerClient) procs() int { return wc.o.threads }
 
 // close closes the connections kept alive between phases.
 func (wc workerClient) close() {

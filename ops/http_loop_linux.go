@@ -26,6 +26,7 @@ import (
 type loopClient struct {
 	o     *httpOp
 	conns []*loopConn
+	cpus  int // GOMAXPROCS when prepared: the default number of loops
 	loops int // the last phase's event loops
 }
 
@@ -33,7 +34,7 @@ func newLoopClient(o *httpOp) client {
 	if o.tls != nil {
 		return nil
 	}
-	lc := &loopClient{o: o, conns: make([]*loopConn, o.concurrency)}
+	lc := &loopClient{o: o, conns: make([]*loopConn, o.concurrency), cpus: runtime.GOMAXPROCS(0)}
 	for i := range lc.conns {
 		lc.conns[i] = &loopConn{fd: -1, wire: wireConn{buf: o.bufs[i*readBufferSize : (i+1)*readBufferSize : (i+1)*readBufferSize]}}
 	}
@@ -118,16 +119,7 @@ func (r *ring) pop() *loopConn {
 // run sends the phase's requests from one event loop per thread.
 func (lc *loopClient) run(ph *phase) []*counter {
 	o := lc.o
-	threads := o.threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = min(threads, len(lc.conns))
-	if procs := runtime.GOMAXPROCS(0); procs <= threads {
-		// A P to spare for the rest of the process (the server of a test,
-		// the phase's cancellation): each loop holds its P while it waits.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads + 1))
-	}
+	threads := lc.threads()
 	// The phase's cancellation wakes every loop through one eventfd,
 	// readable in all of their epolls once written.
 	stopFD, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
@@ -190,6 +182,25 @@ func (lc *loopClient) run(ph *phase) []*counter {
 		counters[i] = &l.counter
 	}
 	return counters
+}
+
+// threads is the number of loops: threads, by default one per CPU the
+// runtime had when the instance was prepared, and at most one per connection.
+func (lc *loopClient) threads() int {
+	threads := lc.o.threads
+	if threads <= 0 {
+		threads = lc.cpus
+	}
+	return min(threads, len(lc.conns))
+}
+
+// procs leaves a P to spare for the rest of the process (the server of a
+// test, the phase's cancellation): each loop holds its P while it waits.
+func (lc *loopClient) procs() int {
+	if threads := lc.threads(); runtime.GOMAXPROCS(0) <= threads {
+		return threads + 1
+	}
+	return 0
 }
 
 // sockaddr is addr for connect, one per loop: Connect writes into it.
