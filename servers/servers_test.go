@@ -322,22 +322,56 @@ func TestServerDiesMidLoad(t *testing.T) {
 	}
 }
 
-func TestStaticWorkIsCPU(t *testing.T) {
+// TestStaticWorkIsCalibrated: a server with work burns some; how long a
+// request then takes is measured by bench/staticwork, not here.
+func TestStaticWorkIsCalibrated(t *testing.T) {
 	s := &Static{BodySize: 10, Work: 2 * time.Millisecond}
 	h := s.Handler()
 	if s.rounds <= 0 {
 		t.Fatalf("rounds = %d, want > 0", s.rounds)
 	}
-	// The work takes about what was asked: at least half of it on a busy
-	// machine's fastest of several tries.
-	best := time.Hour
-	for i := 0; i < 5; i++ {
-		start := time.Now()
-		h.ServeHTTP(discard{}, nil)
-		best = min(best, time.Since(start))
+	h.ServeHTTP(discard{}, nil)
+	none := &Static{BodySize: 10}
+	none.Handler()
+	if none.rounds != 0 {
+		t.Errorf("a server without work burns %d rounds a request", none.rounds)
 	}
-	if best < time.Millisecond {
-		t.Errorf("a request with 2ms of work took %v", best)
+}
+
+// TestCalibrationTakesTheMedian times the trials on a fake CPU clock: a
+// round costs 2µs, except in trials that a busy moment made five times
+// slower (fewer than half) or that ran faster. The rounds are what d costs
+// at the median trial's rate, and at least one.
+func TestCalibrationTakesTheMedian(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		d      time.Duration
+		perRnd []time.Duration // per trial, cycled
+		want   int
+	}{
+		{"steady", 2 * time.Millisecond, []time.Duration{2 * time.Microsecond}, 1000},
+		{"some slow trials", 2 * time.Millisecond, []time.Duration{2 * time.Microsecond, 10 * time.Microsecond, 2 * time.Microsecond}, 1000},
+		{"some fast trials", 2 * time.Millisecond, []time.Duration{2 * time.Microsecond, time.Microsecond, 2 * time.Microsecond}, 1000},
+		{"more work", 50 * time.Millisecond, []time.Duration{2 * time.Microsecond}, 25000},
+		{"less than a round", time.Microsecond, []time.Duration{2 * time.Microsecond}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var clock time.Duration
+			trial := 0
+			burned := 0
+			now := func() time.Duration { return clock }
+			burn := func(rounds int) {
+				burned += rounds
+				clock += time.Duration(rounds) * c.perRnd[trial%len(c.perRnd)]
+				trial++
+			}
+			if got := roundsFor(c.d, now, burn); got != c.want {
+				t.Errorf("rounds = %d, want %d", got, c.want)
+			}
+			if burned == 0 {
+				t.Error("no trial burned anything")
+			}
+		})
 	}
 }
 

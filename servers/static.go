@@ -88,9 +88,14 @@ func burn(rounds int) {
 // machine (a busy sibling hyperthread, cold caches) slows the requests too:
 // two servers calibrated a moment apart then agree on what d costs.
 func calibrate(d time.Duration) int {
-	const trial, trials = 1000, 21
 	now, done := threadCPU()
 	defer done()
+	return roundsFor(d, now, burn)
+}
+
+// roundsFor is calibrate with its clock and its work handed in.
+func roundsFor(d time.Duration, now func() time.Duration, burn func(rounds int)) int {
+	const trial, trials = 1000, 21
 	times := make([]time.Duration, trials)
 	for i := range times {
 		start := now()
