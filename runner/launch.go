@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/specrun/specrun/results"
@@ -85,11 +86,15 @@ func shareOf(total, i, n int) int {
 // runLaunches spreads the runs of bs over fresh processes: launch k runs
 // its share of every benchmark that has k launches or more, and the
 // parts each launch measured are merged into one benchmark per instance.
-// Launches run one after the other, never side by side.
-func (r *runner) runLaunches(bs []*spec.Benchmark) {
+// Launches run one after the other, never side by side. The Observer
+// hears of each benchmark's runs as each launch ends: bs are benchmarks
+// before+1 onwards of total.
+func (r *runner) runLaunches(bs []*spec.Benchmark, before, total int) {
 	count := 0
-	for _, b := range bs {
+	done := map[string]int{} // runs so far
+	for i, b := range bs {
 		count = max(count, LaunchesOf(b, r.cfg))
+		r.cfg.Observer.BenchmarkStart(b, before+i+1, total)
 	}
 	parts := make(map[string][]results.Benchmark, len(bs))
 	for k := 1; k <= count && r.ctx.Err() == nil; k++ {
@@ -130,17 +135,25 @@ func (r *runner) runLaunches(bs []*spec.Benchmark) {
 				part.Interrupted = true // the launch stopped before it
 			}
 			parts[b.Name] = append(parts[b.Name], part)
+			done[b.Name] += len(part.Runs)
+			r.cfg.Observer.RunDone(b, done[b.Name], repeatOf(b, r.cfg))
 		}
 	}
 	for _, b := range bs {
 		ps := parts[b.Name]
 		if len(ps) == 0 {
+			r.cfg.Observer.BenchmarkDone(b, nil)
 			continue // interrupted before its first launch, as a benchmark never started
 		}
 		m := results.MergeLaunches(ps)
 		if len(ps) < LaunchesOf(b, r.cfg) {
 			m.Interrupted = true
 		}
+		var err error
+		if m.Error != "" {
+			err = errors.New(m.Error)
+		}
+		r.cfg.Observer.BenchmarkDone(b, err)
 		if m.Launches != nil {
 			for _, w := range m.Launches.Warnings {
 				r.warn(w)

@@ -120,3 +120,23 @@ func TestLaunchesOverride(t *testing.T) {
 		t.Errorf("repeat auto over launches: %v", err)
 	}
 }
+
+// TestLaunchesObserved checks that the Observer hears of launched
+// benchmarks: each starts after the ones of this process, its runs are
+// counted as each launch ends, and it is done after the last.
+func TestLaunchesObserved(t *testing.T) {
+	rec := &recorder{}
+	clock := &fakeClock{}
+	a := bench("a", 10, &testOp{rec: rec, clock: clock, cost: time.Microsecond})
+	a.Repeat, a.Launches = 3, 2
+	local := bench("local", 10, &testOp{rec: rec, clock: clock, cost: time.Microsecond})
+	local.Repeat = 1
+	p := plan(a, local)
+	o := &observed{}
+	Run(context.Background(), p, Config{Launcher: &inProcess{plan: p, clock: clock}, Observer: o, now: clock.now})
+	want := []string{"start local 1/2", "run local 1/1", "done local ok",
+		"start a 2/2", "run a 1/3", "run a 3/3", "done a ok"}
+	if diff := cmp.Diff(want, o.events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}

@@ -159,13 +159,13 @@ func Run(ctx context.Context, plan *spec.Plan, cfg Config) Outcome {
 		insts := make([]*instance, len(group))
 		for i, b := range group {
 			index++
-			insts[i] = r.newInstance(b, index, len(local))
+			insts[i] = r.newInstance(b, index, len(selected))
 		}
 		r.runGroup(insts)
 		r.stopServers(stops[gi])
 	}
 	if len(launched) > 0 && ctx.Err() == nil {
-		r.runLaunches(launched)
+		r.runLaunches(launched, len(local), len(selected))
 	}
 	if len(cfg.Together) > 0 || len(launched) > 0 { // merged groups and launches ran out of order
 		order := map[string]int{}
