@@ -101,19 +101,14 @@ assert "b_more_cpu" {
 
 # What a JIT does over time, which the medians above hide (specrun report
 # --phases shows every phase, the warm-up's few requests first): PyPy's
-# first load phase runs while its JIT is still compiling the page, so it is
-# slower than its best and costs more CPU per request than its cheapest, and
-# its memory grows phase by phase as it compiles more. The write-up's PyPy
-# did 229 requests/s in its first phase against about 400 later; on this
-# machine, loaded, the first phase was 13% to 22% under the best and cost
-# 40% more CPU. The first two read single phases, so the point value
-# decides; on a loaded machine one disturbed phase can turn them.
-assert "b_first_phase_cold" {
-  description = "B's first phase is slower than its later ones: at least 10% under its best phase's requests/s"
-  value       = benchmark.page["build=B"].requests_per_sec_first / benchmark.page["build=B"].requests_per_sec_max
-  max         = 0.9
-}
-
+# first load phase runs while its JIT is still compiling the page, so it
+# costs more CPU per request than its cheapest, and its memory grows phase
+# by phase as it compiles more. The write-up's PyPy did 229 requests/s in
+# its first phase against about 400 later; on this machine, loaded, the
+# first phase was 13% to 22% under the best in requests/s (a figure the
+# other load on the machine moves as much, so it is shown, not asserted)
+# and cost 40% more CPU. The first assert reads single phases, so the point
+# value decides; on a loaded machine one disturbed phase can turn it.
 assert "b_first_phase_costly" {
   description = "B's first phase costs at least 20% more server CPU per request than its cheapest"
   value       = benchmark.page["build=B"].server_cpu_ns_per_request_first / benchmark.page["build=B"].server_cpu_ns_per_request_min
