@@ -7,7 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,5 +165,39 @@ func TestEventLoopWaitIsNeverEarly(t *testing.T) {
 				t.Errorf("noWait2 %v: epollWait(%v) returned after %v", noWait2, d, got)
 			}
 		}
+	}
+}
+
+// TestHTTPRatePhaseTightensTimerSlack: a rate phase's loop asks the kernel
+// for 1 ns of timer slack instead of the default 50 µs, which would make
+// every paced send up to that late.
+func TestHTTPRatePhaseTightensTimerSlack(t *testing.T) {
+	// Each thread's slack is /proc/TID/timerslack_ns, which the task
+	// directory does not list.
+	slack := func(reset bool) (tight int) {
+		tasks, _ := filepath.Glob("/proc/self/task/*")
+		for _, task := range tasks {
+			f := "/proc/" + filepath.Base(task) + "/timerslack_ns"
+			if reset {
+				os.WriteFile(f, []byte("50000"), 0) // earlier rate phases' threads
+			}
+			if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) == "1" {
+				tight++
+			}
+		}
+		return tight
+	}
+	if _, err := os.ReadFile("/proc/self/timerslack_ns"); err != nil {
+		t.Skipf("no timerslack_ns: %v", err)
+	}
+	before := slack(true)
+	if before > 0 {
+		t.Skip("an earlier rate phase's threads keep 1 ns of slack, and cannot be reset here")
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	runHTTP(t, param.Values{"url": ts.URL, "rate": 2000.0, "concurrency": int64(1)}, nil, 20)
+	if after := slack(false); after <= before {
+		t.Errorf("threads with 1 ns of timer slack: %d before a rate phase, %d after", before, after)
 	}
 }
