@@ -39,3 +39,18 @@ func TestLaunchSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchSpreadHead checks that the ± column of runs spread over
+// launches says so, with the level the launches claim.
+func TestLaunchSpreadHead(t *testing.T) {
+	b := results.Benchmark{Name: "a", Runs: []results.Run{{NsPerOp: 1, Launch: 1}, {NsPerOp: 2, Launch: 2}},
+		NsPerOp: results.Summary{Median: 1.5, Interval: results.Interval{Low: 1, High: 2, Confidence: 0.9375, Kind: results.LaunchBootstrap}}}
+	r := &results.Result{Suite: results.Suite{Name: "s"}, Benchmarks: []results.Benchmark{b}}
+	var buf bytes.Buffer
+	if err := (Markdown{}).Report(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "± (over launches, 93%)") || !strings.Contains(buf.String(), "resample the launches") {
+		t.Errorf("the table does not say its ± is over launches at 93%%:\n%s", buf.String())
+	}
+}

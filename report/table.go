@@ -324,8 +324,9 @@ func summaries(bs []results.Benchmark, get func(*results.Benchmark) []float64) [
 
 // spreadHead labels ± with what it is, when every row's interval is of
 // one kind and level: "± (95% CI)" for the confidence interval of the
-// median, "± (min…max, 75%)" for the range of a few runs. Mixed rows say
-// their own level beside the figure.
+// median, "± (min…max, 75%)" for the range of a few runs, "± (over
+// launches, 93%)" for runs spread over launches. Mixed rows say their own
+// level beside the figure.
 func spreadHead(bs []results.Benchmark) string {
 	kind, level, ok := commonInterval(bs)
 	switch {
@@ -335,6 +336,8 @@ func spreadHead(bs []results.Benchmark) string {
 		return "± (95% CI)"
 	case kind == results.Range:
 		return "± (min…max, " + results.Percent(level) + ")"
+	case kind == results.LaunchBootstrap:
+		return "± (over launches, " + results.Percent(level) + ")"
 	}
 	return "±"
 }
@@ -391,8 +394,14 @@ func spreadNote(bs []results.Benchmark) string {
 	if !hasSpread(bs) {
 		return ""
 	}
-	return fmt.Sprintf("± is half the width of the median's interval, as a percentage of the median: its %s confidence interval from %d runs up, else min…max, at the level in brackets.",
+	note := fmt.Sprintf("± is half the width of the median's interval, as a percentage of the median: its %s confidence interval from %d runs up, else min…max, at the level in brackets.",
 		results.Percent(results.Confidence), results.MinRunsForInterval())
+	for i := range bs {
+		if bs[i].NsPerOp.Interval.Kind == results.LaunchBootstrap {
+			return note + " Runs spread over launches resample the launches, then the runs, at the level L launches can claim."
+		}
+	}
+	return note
 }
 
 func hasSpread(bs []results.Benchmark) bool {
