@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
+	"github.com/specrun/specrun/report"
 	"github.com/specrun/specrun/spec"
 )
 
@@ -38,7 +40,7 @@ var commands = []command{
 	{"validate", "[flags] PATH...", "decode and check specs; never runs an op", validateCmd},
 	{"fmt", "[--check] [--diff] PATH...", "rewrite specs in canonical HCL format", fmtCmd},
 	{"ops", "[NAME]", "list the built-in ops, or show one: parameters, units, metrics", opsCmd},
-	{"report", "[--format F] RESULT.json", "re-render a stored result (md, json, csv, svg, gobench)", reportCmd},
+	{"report", "[--format F] RESULT.json", "re-render a stored result (" + strings.Join(report.Formats(), ", ") + ")", reportCmd},
 	{"check", "[--spec PATH] [--baseline FILE] RESULT.json", "re-evaluate assertions on a stored result", checkCmd},
 	{"compare", "[flags] A.json B.json [C.json...]", "side-by-side table of results, ratios, significance", compareCmd},
 	{"merge", "--result FILE SHARD.json...", "merge the results of run --shard I/N into one", mergeCmd},
