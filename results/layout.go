@@ -73,6 +73,8 @@ func CompareLayout(rs []*Result, l Layout, opt CompareOptions) (*Comparison, err
 	if l.Columns == "" {
 		l.Columns = ByResult
 	}
+	// A row key or summary metric named twice is the same as once.
+	l.Rows, l.Summary = distinct(l.Rows), distinct(l.Summary)
 	if l.Per == 0 {
 		l.Per = 1
 	}
@@ -446,4 +448,16 @@ type MetricChange struct {
 	Better string `json:"better,omitempty"`
 	Unit   string `json:"unit,omitempty"`
 	Change Change `json:"change"`
+}
+
+// distinct is names without repeats, in the order first met; a new slice,
+// so that the caller's is left as it was.
+func distinct(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -81,6 +81,10 @@ func TestCompareLayout(t *testing.T) {
 			[]string{"size=1", "size=2"}, nil},
 		{"size", []*Result{buildResult()}, Layout{Columns: "size"}, []string{"1", "2"}, []int{1, 1},
 			[]string{"page A", "page B"}, nil}, // a label that does not name the column parameter
+		{"a row named twice", []*Result{buildResult()}, Layout{Columns: "build", Rows: []string{"size", "size"}}, []string{"A", "B"}, []int{1, 1},
+			[]string{"size=1", "size=2"}, nil},
+		{"benchmark named twice", []*Result{m1a, m2a}, Layout{Columns: ByHost, Rows: []string{"benchmark", "benchmark"}}, []string{"m1", "m2"}, []int{1, 1},
+			[]string{"getpid", "time"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := CompareLayout(tc.rs, tc.layout, CompareOptions{})
@@ -290,6 +294,13 @@ func TestSummaryOfTwoColumns(t *testing.T) {
 		t.Fatalf("summary has %d lines, want one per row: %+v", len(c.Summary), c.Summary)
 	}
 	line := c.Summary[0]
+	twice, err := CompareLayout([]*Result{buildResult()}, Layout{Columns: "build", Summary: []string{"ns_per_op", "ns_per_op"}}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(twice.Summary[0].Changes); n != 1 {
+		t.Errorf("a metric named twice in the summary gives %d changes a line, want 1", n)
+	}
 	if line.Column != "B" || line.Baseline != "A" || len(line.Changes) != 1 || line.Changes[0].Metric != "ns_per_op" {
 		t.Errorf("summary line %+v, want B against A in ns_per_op", line)
 	}
