@@ -59,7 +59,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		// A layout that does not fit the result is a usage error, said
 		// before anything is written.
 		if _, err := results.CompareLayout([]*results.Result{r}, *r.Suite.Layout, results.CompareOptions{Metrics: opMetrics}); err != nil {
-			return usageError("--by: %v", err)
+			return usageError("lay out the table: %v", err)
 		}
 	}
 	if err := report.CheckColumns(r, opt.Columns); err != nil {
