@@ -280,7 +280,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return quit
 	}
 	if err := reporter.Report(stdout, r); err != nil {
-		writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
+		if !toStdout {
+			writeErr = errors.Join(writeErr, fmt.Errorf("print the table: %w", err))
+		} else if kept, kerr := keepResult(r, resultBase(plan.Suite.Name, *label, started)); kerr == nil {
+			// stdout was the result's only copy.
+			writeErr = errors.Join(writeErr, fmt.Errorf("print the result: %w; the result is kept in %s", err, kept))
+		} else {
+			writeErr = errors.Join(writeErr, fmt.Errorf("print the result: %w; the result could not be kept elsewhere either", err))
+		}
 	}
 
 	switch signals.received() {

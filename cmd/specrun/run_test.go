@@ -364,3 +364,31 @@ func TestRunOnFullDisk(t *testing.T) {
 		t.Errorf("a full --out: exit %d, want %d before running; stdout %q, stderr:\n%s", code, exitUsage, stdout.String(), stderr.String())
 	}
 }
+
+// failingWriter is a stdout whose reader has gone: every write fails.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestResultToClosedStdoutIsKept: with --result -, stdout is the result's
+// only copy; when it cannot be written the result is kept in the temp dir,
+// as when a result file cannot be written, and the exit code says so.
+func TestResultToClosedStdoutIsKept(t *testing.T) {
+	dir, tmp := privateTmp(t)
+	specPath := filepath.Join(dir, "s.hcl")
+	if err := os.WriteFile(specPath, []byte("suite \"piped\" {\n  repeat = 1\n  warmup = \"0s\"\n}\nbenchmark \"n\" {\n  op = \"noop\"\n  iterations = 10\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := run([]string{"run", "--no-progress", "--label", "box", "--result", "-", specPath}, failingWriter{}, &stderr)
+	if code != exitWriteFailed || !strings.Contains(stderr.String(), "the result is kept in "+tmp) {
+		t.Errorf("--result - on a closed stdout: exit %d, want %d, stderr:\n%s", code, exitWriteFailed, stderr.String())
+	}
+	kept, _ := filepath.Glob(filepath.Join(tmp, "piped-box-*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept files %q, want one", kept)
+	}
+	if r, err := results.ReadFile(kept[0]); err != nil || len(r.Benchmarks) != 1 {
+		t.Errorf("the kept result does not read back whole: %v", err)
+	}
+}
