@@ -124,7 +124,7 @@ func (lc *loopClient) run(ph *phase) []*counter {
 	// readable in all of their epolls once written.
 	stopFD, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
-		return lc.failAll(ph, err)
+		return lc.failAll(ph)
 	}
 	defer unix.Close(stopFD)
 	loops := make([]*eventLoop, threads)
@@ -142,7 +142,7 @@ func (lc *loopClient) run(ph *phase) []*counter {
 			if ep >= 0 {
 				unix.Close(ep)
 			}
-			return lc.failAll(ph, err)
+			return lc.failAll(ph)
 		}
 		loops[i] = &eventLoop{o: o, ph: ph, ep: ep, every: every}
 		loops[i].family, loops[i].sa = sockaddr(o.addrPort)
@@ -213,7 +213,7 @@ func sockaddr(addr netip.AddrPort) (family int, sa unix.Sockaddr) {
 
 // failAll is a phase that could not start its loops (no file descriptors
 // left): its requests fail, as a dial without a socket would.
-func (lc *loopClient) failAll(ph *phase, err error) []*counter {
+func (lc *loopClient) failAll(ph *phase) []*counter {
 	n := int64(1)
 	if ph.deadline == 0 {
 		n = ph.n
@@ -229,6 +229,7 @@ func (lc *loopClient) close() {
 }
 
 func (c *loopConn) hangUp() {
+	c.sent = 0 // a request cut off half written starts again whole
 	if c.fd >= 0 {
 		unix.Close(c.fd) // which also takes it out of its epoll
 		c.fd = -1

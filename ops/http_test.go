@@ -88,6 +88,7 @@ func TestHTTPGoroutineClient(t *testing.T) {
 		{"ConnectTimeout", TestHTTPConnectTimeout},
 		{"PhaseKeepsItsLatencyHistogram", TestHTTPPhaseKeepsItsLatencyHistogram},
 		{"LargeRequestBody", TestHTTPLargeRequestBody},
+		{"TimeoutWhileWriting", TestHTTPTimeoutWhileWriting},
 		{"OverIPv6", TestHTTPOverIPv6},
 	} {
 		t.Run(test.name, test.f)
@@ -878,5 +879,27 @@ func TestHTTPOverIPv6(t *testing.T) {
 		if s.Metrics["body_bytes"] != 30 {
 			t.Errorf("keepalive %v: body_bytes = %v, want 30", keep, s.Metrics["body_bytes"])
 		}
+	}
+}
+
+// TestHTTPTimeoutWhileWriting: a request that times out half written fails
+// alone; the next one goes out whole on a new connection.
+func TestHTTPTimeoutWhileWriting(t *testing.T) {
+	const size = 32 << 20 // more than the sockets' buffers hold
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			time.Sleep(time.Second) // reads nothing: the client's write stalls
+			return
+		}
+		if n, _ := io.Copy(io.Discard, r.Body); n != size {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	}))
+	defer ts.Close()
+	s := runHTTP(t, param.Values{"url": ts.URL, "method": "POST", "body": strings.Repeat("b", size),
+		"concurrency": int64(1), "request_timeout": 300 * time.Millisecond, "max_failures": 1.0}, nil, 3)
+	if s.Metrics["failed"] != 1 || s.Metrics["non_2xx"] != 0 {
+		t.Errorf("failed %v, non-2xx %v; want the first request failed and the others whole", s.Metrics["failed"], s.Metrics["non_2xx"])
 	}
 }
