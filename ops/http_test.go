@@ -885,11 +885,11 @@ func TestHTTPOverIPv6(t *testing.T) {
 // TestHTTPTimeoutWhileWriting: a request that times out half written fails
 // alone; the next one goes out whole on a new connection.
 func TestHTTPTimeoutWhileWriting(t *testing.T) {
-	const size = 32 << 20 // more than the sockets' buffers hold
+	const size = 8 << 20 // more than the client's send buffer and a receive window that no read opens hold
 	var hits atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 1 {
-			time.Sleep(time.Second) // reads nothing: the client's write stalls
+			time.Sleep(1500 * time.Millisecond) // reads nothing: the client's write stalls
 			return
 		}
 		if n, _ := io.Copy(io.Discard, r.Body); n != size {
@@ -898,7 +898,7 @@ func TestHTTPTimeoutWhileWriting(t *testing.T) {
 	}))
 	defer ts.Close()
 	s := runHTTP(t, param.Values{"url": ts.URL, "method": "POST", "body": strings.Repeat("b", size),
-		"concurrency": int64(1), "request_timeout": 300 * time.Millisecond, "max_failures": 1.0}, nil, 3)
+		"concurrency": int64(1), "request_timeout": time.Second, "max_failures": 1.0}, nil, 3)
 	if s.Metrics["failed"] != 1 || s.Metrics["non_2xx"] != 0 {
 		t.Errorf("failed %v, non-2xx %v; want the first request failed and the others whole", s.Metrics["failed"], s.Metrics["non_2xx"])
 	}
