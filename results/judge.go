@@ -119,7 +119,7 @@ func judge(e Expectation, curMed, baseMed Metrics, cur, base *Result, level floa
 		case len(refs.instances) == 0:
 			a.Message = "the value reads no benchmark: the point value decides"
 		case several:
-			a.Message = "the value reads only what no resample moves (first, last, min, max, digits): the point value decides"
+			a.Message = "the value reads only what no resample moves (first, last, min, max, digits, the trend of two runs): the point value decides"
 		default:
 			a.Message = "one run per benchmark: the point value decides"
 		}

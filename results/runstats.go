@@ -36,15 +36,13 @@ func newStatColumn(stat metric.Stat, col []float64) *statColumn {
 	c := &statColumn{stat: stat, values: col}
 	present := finiteOnly(col)
 	c.point = StatOf(stat, present)
-	if stat != metric.Trend || len(present) < 2 {
-		return c
+	if stat != metric.Trend || len(present) <= 2 {
+		return c // the line through two runs leaves no residuals to draw
 	}
 	slope, mean := fitLine(present)
 	mid := float64(len(present)-1) / 2
-	scale := 1.0
-	if n := float64(len(present)); n > 2 {
-		scale = math.Sqrt(n / (n - 2))
-	}
+	n := float64(len(present))
+	scale := math.Sqrt(n / (n - 2))
 	for i, v := range present {
 		line := mean + slope*(float64(i)-mid)
 		c.fitted = append(c.fitted, line)
@@ -128,11 +126,20 @@ func withStats(instances []judgeInstance, curMed, baseMed Metrics) (Metrics, Met
 // reads of it: a median, a CV or a trend, but not only single runs.
 func (in judgeInstance) resampled() bool {
 	for _, name := range in.metrics {
-		if c, ok := in.stats[name]; !ok || !c.stat.Fixed() {
+		if c, ok := in.stats[name]; !ok || c.moves() {
 			return true
 		}
 	}
 	return false
+}
+
+// moves says whether a resample can move the stat: the CV, and the trend
+// of more than two runs.
+func (c *statColumn) moves() bool {
+	if c.stat == metric.Trend {
+		return len(c.fitted) > 0
+	}
+	return !c.stat.Fixed()
 }
 
 func finiteOnly(xs []float64) []float64 {

@@ -71,6 +71,25 @@ func TestJudgeFixedStatsArePoints(t *testing.T) {
 	}
 }
 
+// TestJudgeTrendOfTwoRunsIsAPoint: the line through two runs leaves no
+// residuals, so no resample moves their trend; it is decided by its point
+// value and says so, rather than claim an interval of no width.
+func TestJudgeTrendOfTwoRunsIsAPoint(t *testing.T) {
+	cur := synthetic(map[string][]float64{"two": {100, 120}})
+	a := Judge([]Expectation{stat("trend", "two", nil, ptr(1), func(m map[string]float64) float64 { return m["ns_per_op_trend"] }, "ns_per_op_trend")}, cur, nil)[0]
+	if a.Value == nil || math.Abs(*a.Value-Trend([]float64{100, 120})) > 1e-12 {
+		t.Fatalf("value %v (%s), want the trend of the two runs", a.Value, a.Message)
+	}
+	if a.Interval != nil || a.Verdict != Pass || !strings.Contains(a.Message, "the point value decides") {
+		t.Errorf("the trend of two runs: interval %+v, verdict %s (%s); want the point value to decide", a.Interval, a.Verdict, a.Message)
+	}
+	three := synthetic(map[string][]float64{"three": {100, 120, 110}})
+	a = Judge([]Expectation{stat("trend", "three", nil, ptr(1), func(m map[string]float64) float64 { return m["ns_per_op_trend"] }, "ns_per_op_trend")}, three, nil)[0]
+	if a.Interval == nil {
+		t.Errorf("the trend of three runs has no interval (%s)", a.Message)
+	}
+}
+
 // coverage judges trials fake results of n runs drawn by draw and returns
 // how often the 95% interval of the stat holds truth, and the median
 // interval width over truth.
