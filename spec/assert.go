@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/specrun/specrun/metric"
 )
 
 var assertSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -225,6 +227,9 @@ func (a *Assert) Evaluate(cur, base Metrics) (float64, error) {
 		switch {
 		case !ok:
 			return 0, fmt.Errorf("evaluate assert %q: %s %q has no metric %q", a.Name, src, r.Instance, r.Metric)
+		case math.IsNaN(v) && undefinedStat(r.Metric):
+			return 0, fmt.Errorf("evaluate assert %q: %s %q has no %s: a CV, trend or digits needs two runs or more (and a CV or trend a mean that is not 0)",
+				a.Name, src, r.Instance, r.Metric)
 		case math.IsNaN(v) || math.IsInf(v, 0):
 			return 0, fmt.Errorf("evaluate assert %q: %s %q has metric %q = %v, not a finite number", a.Name, src, r.Instance, r.Metric, v)
 		}
@@ -294,4 +299,11 @@ func metricsObject(m Metrics) cty.Value {
 		}
 	}
 	return cty.ObjectVal(plain)
+}
+
+// undefinedStat says whether name is a stat over the runs that is no
+// number for one run (or a zero mean): METRIC_cv, _trend or _digits.
+func undefinedStat(name string) bool {
+	_, s, ok := metric.SplitStat(name)
+	return ok && (s == metric.CV || s == metric.Trend || s == metric.Digits)
 }

@@ -147,6 +147,9 @@ func TestEvaluateForEach(t *testing.T) {
 		{`memcpy_steady["size=16B"]`, cur, 0.02, ""},
 		{`memcpy_steady["size=1MB"]`, cur, 0.5, ""},
 		{`memcpy_steady["size=16MB"]`, cur, 0, `has no metric "ns_per_op_cv"`},
+		// the CV of one run is no number: the error says what it needs
+		{`memcpy_steady["size=16B"]`, Metrics{"null": {"ns_per_op": 2, "ns_per_op_last": 3}, "memcpy/size=16B": {"ns_per_op": 10, "ns_per_op_cv": math.NaN(), "ns_per_op_first": 12}},
+			0, `benchmark "memcpy/size=16B" has no ns_per_op_cv: a CV, trend or digits needs two runs or more (and a CV or trend a mean that is not 0)`},
 	} {
 		a := asserts[tt.assert]
 		if a == nil {
