@@ -36,6 +36,7 @@ func flat(runs []Run) []Run {
 // it claims, and that the flat interval of the same runs, which takes
 // them for independent, holds it far less often when launches differ.
 func TestLaunchIntervalCoverage(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	sets := 1000
 	if testing.Short() {
 		sets = 200
@@ -160,6 +161,7 @@ func TestMergeLaunches(t *testing.T) {
 // the gate often; widened by the spread the launches measured, it fails
 // at most at the 2.5% a one-sided bound allows.
 func TestStoredBaselineWidened(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	gates := 250
 	if testing.Short() {
 		gates = 80

@@ -260,6 +260,7 @@ func TestChangeOf(t *testing.T) {
 // true change about as often as its level says, exactly and in the normal
 // approximation.
 func TestChangeCoverage(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	if testing.Short() {
 		t.Skip("simulation")
 	}

@@ -14,6 +14,7 @@ func gates(t *testing.T, full int) int {
 }
 
 func TestUnchangedOpsRarelyFail(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	g := Gate{Max: 1.05}
 	for i, s := range []Scenario{Scenarios()[0], Scenarios()[1]} {
 		row := Simulate(s, g, 0, gates(t, []int{1000, 100}[i]), 1)
@@ -27,6 +28,7 @@ func TestUnchangedOpsRarelyFail(t *testing.T) {
 }
 
 func TestSlowdownsAreCaught(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	g := Gate{Max: 1.05}
 	s := Scenarios()[0] // CV 1%
 	for _, c := range []struct {
@@ -44,6 +46,7 @@ func TestSlowdownsAreCaught(t *testing.T) {
 }
 
 func TestSimulationIsDeterministic(t *testing.T) {
+	t.Parallel() // a simulation: pure computation, one core each
 	a := Simulate(Scenarios()[3], Gate{Max: 1.05}, 0.1, 20, 7)
 	b := Simulate(Scenarios()[3], Gate{Max: 1.05}, 0.1, 20, 7)
 	if a != b {
