@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/specrun/specrun/ops"
@@ -27,16 +28,20 @@ type Pool struct {
 	// while being prepared, which has no context of its own.
 	Context context.Context
 
-	defs    map[string]*spec.Server
-	tempDir string
+	defs map[string]*spec.Server
 
 	mu       sync.Mutex
 	running  map[string]*Process
 	wanted   map[string]bool   // servers a benchmark asked for and has not released
 	versions map[string]string // each server's version command's output
-	started  []*Process        // every server this pool started, for Kill
 	failed   map[string]error
-	closed   bool
+	closed   atomic.Bool
+
+	// killMu guards what Kill needs, which must not wait for mu: a start
+	// holds mu while it waits for its server, and for the grace if it fails.
+	killMu   sync.Mutex
+	started  []*Process // every server this pool started, for Kill
+	tempDir  string
 	ownedDir bool // tempDir was made by the pool, and goes with it
 }
 
@@ -61,6 +66,8 @@ func (p *Pool) TempDir() string {
 }
 
 func (p *Pool) dir() (string, error) {
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
 	if p.tempDir == "" {
 		d, err := makeRunDir("")
 		if err != nil {
@@ -117,7 +124,7 @@ func (p *Pool) server(ctx context.Context, name string) (*Process, error) {
 	if err, ok := p.failed[name]; ok {
 		return nil, err
 	}
-	if p.closed {
+	if p.closed.Load() {
 		return nil, fmt.Errorf("start server %q: the run is over", name)
 	}
 	for _, dep := range def.DependsOn {
@@ -146,7 +153,9 @@ func (p *Pool) server(ctx context.Context, name string) (*Process, error) {
 		return nil, err
 	}
 	p.running[name] = pr
+	p.killMu.Lock()
 	p.started = append(p.started, pr)
+	p.killMu.Unlock()
 	return pr, nil
 }
 
@@ -216,11 +225,13 @@ func (p *Pool) needed(name string, running map[string]*Process) bool {
 
 // Kill sends KILL to every server's process group at once, without a grace
 // period or a wait, and removes a temp dir the pool made: the way out when
-// specrun must exit now (a second Ctrl-C), even while Close is waiting.
+// specrun must exit now (a second Ctrl-C), even while Close or a start is
+// waiting. A server still being started is not reached: procgroup.KillAll
+// is.
 func (p *Pool) Kill() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
+	p.closed.Store(true)
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
 	for _, pr := range p.started {
 		pr.group.Signal(syscall.SIGKILL)
 	}
@@ -234,7 +245,7 @@ func (p *Pool) Kill() {
 // wait, except that a server stops only after those that depend on it.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	p.closed = true
+	p.closed.Store(true)
 	running := p.running
 	p.running = map[string]*Process{}
 	p.mu.Unlock()
@@ -268,6 +279,8 @@ func (p *Pool) Close() error {
 		}
 		wg.Wait()
 	}
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
 	if p.ownedDir {
 		if err := os.RemoveAll(p.tempDir); err != nil {
 			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))

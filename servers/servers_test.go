@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specrun/specrun/internal/procgroup"
 	"github.com/specrun/specrun/ops"
 	"github.com/specrun/specrun/param"
 	"github.com/specrun/specrun/spec"
@@ -479,6 +480,54 @@ func TestServerOutlivesEndedThreads(t *testing.T) {
 
 // TestKillDoesNotWaitForGrace is the second Ctrl-C: a server that ignores
 // TERM, with a long grace, is killed at once, its group and all.
+// TestKillDoesNotWaitForAStart interrupts the start of a server that is
+// not ready yet and ignores TERM: the start then waits out the server's
+// grace, and the way out at once (Kill, and KILL to every group, as a
+// second Ctrl-C does) must not wait behind it.
+func TestKillDoesNotWaitForAStart(t *testing.T) {
+	mark := fmt.Sprintf("61.%06d", time.Now().UnixNano()%1e6) // sleep's argument
+	port := freePort(t)
+	pool := NewPool([]*spec.Server{{Name: "stubborn", Command: []string{"sh", "-c", "trap '' TERM; sleep " + mark},
+		URL: "http://127.0.0.1:" + port, ReadyTimeout: time.Minute, Grace: time.Minute, StopSignal: "TERM"}}, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	pool.Context = ctx
+	defer pool.Close()
+	started := make(chan error, 1)
+	go func() {
+		_, err := pool.Server(context.Background(), "stubborn")
+		started <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); len(alive(mark)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's sleep did not start within 20s")
+		}
+	}
+	cancel() // the start gives up, sends TERM and waits out the minute
+	killed := make(chan struct{})
+	go func() {
+		pool.Kill()
+		procgroup.KillAll()
+		close(killed)
+	}()
+	// Far less than the grace, far more than signalling takes.
+	select {
+	case <-killed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Kill waits for the start's grace period")
+	}
+	select {
+	case err := <-started:
+		if err == nil {
+			t.Error("the interrupted start succeeded")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the start still waits after its server was killed")
+	}
+	if pids := alive(mark); len(pids) > 0 {
+		t.Errorf("processes %v outlive Kill", pids)
+	}
+}
+
 func TestKillDoesNotWaitForGrace(t *testing.T) {
 	s, mark := commandServer(t, "stubborn", map[string]string{"IGNORE_TERM": "1", "FORK": "1"})
 	s.Grace = time.Minute
