@@ -30,7 +30,7 @@ func (l *layoutFlags) register(fs *flag.FlagSet, metric, columns bool) {
 	const byHelp = "lay the table out with one column per `KEY`: result, label (results of one label pooled), host (results of one host pooled) or a matrix parameter (its values side by side, as build A and B of one run); over the spec's report block"
 	l.by = fs.String("by", "", byHelp)
 	if columns {
-		fs.Var(stringAlias{l.by}, "columns", "the same as --by")
+		fs.Var(stringAlias{l.by}, "columns", "the same as --by `KEY`")
 	}
 	l.rows = fs.String("rows", "", "with --by, the rows: comma-separated `KEYS` among benchmark and matrix parameters; default the benchmark and every parameter but the columns'")
 	if metric {
