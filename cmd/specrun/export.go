@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,6 +56,33 @@ func checkExports(exports []export, force bool) error {
 		}
 	}
 	return nil
+}
+
+// checkExportsSpare refuses, before anything runs, an export onto one of
+// files, which the command itself writes or reads (what says which): the
+// export would replace it with a rendering.
+func checkExportsSpare(exports []export, what string, files ...string) error {
+	for _, e := range exports {
+		for _, f := range files {
+			if samePath(e.file, f) {
+				return usageError("--export %s=%s: that is %s", e.format, e.file, what)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath says whether a and b name one file: the same file where both
+// exist, else the same absolute path.
+func samePath(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // writeExports renders each export to its file, atomically; render gives

@@ -208,6 +208,12 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if names.exact {
+			stem := names.stem(0)
+			if err := checkExportsSpare(*exports, "the result file --result writes", stem+".json", stem+".md"); err != nil {
+				return err
+			}
+		}
 	}
 
 	env, envWarnings := sysinfo.CaptureEnvironment(version())
