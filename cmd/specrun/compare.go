@@ -63,6 +63,14 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkExports(*exports, *force); err != nil {
 		return err
 	}
+	for _, o := range []struct{ flag, file string }{{"-o " + *out, *out}, {"--svg " + *svg, *svg}} {
+		if err := checkSpare(o.flag, o.file, "a result compare reads", paths...); err != nil {
+			return err
+		}
+	}
+	if err := checkExportsSpare(*exports, "a result compare reads", paths...); err != nil {
+		return err
+	}
 	var rs []*results.Result
 	for _, p := range paths {
 		r, err := results.ReadFile(p)

@@ -63,10 +63,22 @@ func checkExports(exports []export, force bool) error {
 // export would replace it with a rendering.
 func checkExportsSpare(exports []export, what string, files ...string) error {
 	for _, e := range exports {
-		for _, f := range files {
-			if samePath(e.file, f) {
-				return usageError("--export %s=%s: that is %s", e.format, e.file, what)
-			}
+		if err := checkSpare("--export "+e.format+"="+e.file, e.file, what, files...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSpare refuses an output file, which flag names, that is one of
+// files (what says which).
+func checkSpare(flag, file, what string, files ...string) error {
+	if file == "" {
+		return nil
+	}
+	for _, f := range files {
+		if samePath(file, f) {
+			return usageError("%s: that is %s", flag, what)
 		}
 	}
 	return nil

@@ -35,6 +35,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(paths) != 1 {
 		return usageErrorHelp(fs, "want one result file, have %d", len(paths))
 	}
+	if err := checkSpare("-o "+*out, *out, "the result report reads", paths[0]); err != nil {
+		return err
+	}
+	if err := checkExportsSpare(*exports, "the result report reads", paths[0]); err != nil {
+		return err
+	}
 	var target io.Writer = stdout
 	if *out != "" {
 		target = nil // a file gets md, never colour
