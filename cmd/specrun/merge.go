@@ -34,6 +34,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkLabel(*label); err != nil {
 		return err
 	}
+	if *resultFile != "-" {
+		if err := checkSpare("--result "+*resultFile, *resultFile, "a shard merge reads", paths...); err != nil {
+			return err
+		}
+	}
 	shards := make([]*results.Result, len(paths))
 	for i, p := range paths {
 		if shards[i], err = readShard(p); err != nil {

@@ -239,3 +239,22 @@ func TestShardFewerConnectionsThanShardsIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSparesItsShards: a merged result is never written over a shard
+// it reads, --force or not.
+func TestMergeSparesItsShards(t *testing.T) {
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "s0.json")
+	const content = `{"schema":"specrun.results/v2"}`
+	if err := os.WriteFile(shard, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"merge", "--force", "--result", shard, shard}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "that is a shard merge reads") {
+		t.Errorf("merge --result onto its shard: exit %d, stderr %q; want a usage error", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(shard); string(data) != content {
+		t.Errorf("the shard was replaced: %s", data)
+	}
+}
