@@ -192,9 +192,12 @@ func checkLayout(plan *spec.Plan, lay *results.Layout) error {
 			return usageError("--rows: %q is neither %s nor a matrix parameter of this spec%s", r, spec.RowBenchmark, paramList(params))
 		}
 	}
-	for _, m := range append([]string{lay.Metric}, lay.Summary...) {
-		if m != "" && !metrics[m] {
-			return usageError("--metric: %q is neither a standard metric nor one of this spec's ops", m)
+	if m := lay.Metric; m != "" && !metrics[m] {
+		return usageError("--metric: %q is neither a standard metric nor one of this spec's ops", m)
+	}
+	for _, m := range lay.Summary {
+		if !metrics[m] {
+			return usageError("--summary: %q is neither a standard metric nor one of this spec's ops", m)
 		}
 	}
 	return nil
