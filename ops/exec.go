@@ -264,18 +264,27 @@ func (o *execOp) Run(ctx context.Context, n int64) (Sample, error) {
 		metrics["max_rss_bytes"] = float64(peak)
 	}
 	var warnings []string
-	if w := o.shellCost.Wall; w > 0 && time.Duration(per(wall)) < w {
-		// hyperfine warns of the same below 5 ms: the difference of two
-		// close figures is mostly their noise.
-		warnings = append(warnings, fmt.Sprintf("%s took %v a run beyond the shell's own start-up of %v, which is subtracted: "+
-			"so small a difference is mostly noise; time it as command = [...], without a shell",
-			o.name, time.Duration(per(wall)).Round(time.Microsecond), w.Round(time.Microsecond)))
+	if w := shellNoise(o.name, time.Duration(per(wall)), o.shellCost.Wall); w != "" {
+		warnings = append(warnings, w)
 	}
 	return Sample{
 		Elapsed:  max(wall, 1), // zero would hand the timing back to the harness, start-up and all
 		Metrics:  metrics,
 		Warnings: warnings,
 	}, nil
+}
+
+// shellNoise is the warning for a shell command whose time per run,
+// beyond the shell's start-up (which is subtracted), is less than that
+// start-up: the difference of two close figures is mostly their noise, as
+// hyperfine warns below 5 ms. "" when there is no shell or no doubt.
+func shellNoise(name string, perRun, shell time.Duration) string {
+	if shell <= 0 || perRun >= shell {
+		return ""
+	}
+	return fmt.Sprintf("%s took %v a run beyond the shell's own start-up of %v, which is subtracted: "+
+		"so small a difference is mostly noise; time it as command = [...], without a shell",
+		name, perRun.Round(time.Microsecond), shell.Round(time.Microsecond))
 }
 
 // execute runs prepare, then the command once; a non-zero exit is an error

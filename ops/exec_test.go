@@ -279,13 +279,31 @@ func BenchmarkSpawnTrue(b *testing.B) {
 // the shell's own start-up is mostly the noise of the subtraction, and the
 // run says so; one well above it does not.
 func TestExecWarnsOfATimeBelowTheShells(t *testing.T) {
-	op := newExecOp(t, param.Values{"shell": ":"})
-	s, err := op.Run(context.Background(), 20)
+	for _, tc := range []struct {
+		perRun, shell time.Duration
+		warn          bool
+	}{
+		{time.Microsecond, time.Millisecond, true},
+		{999 * time.Microsecond, time.Millisecond, true},
+		{time.Millisecond, time.Millisecond, false},
+		{50 * time.Millisecond, time.Millisecond, false},
+		{time.Microsecond, 0, false}, // no shell
+	} {
+		w := shellNoise(`shell ":"`, tc.perRun, tc.shell)
+		if (w != "") != tc.warn || tc.warn && !strings.Contains(w, "beyond the shell's own start-up of 1ms") {
+			t.Errorf("shellNoise(%v, %v) = %q, want a warning: %v", tc.perRun, tc.shell, w, tc.warn)
+		}
+	}
+	// A run carries it: with a start-up longer than any run, every run is
+	// under it; sleep 0.05 is far above any shell's start-up.
+	op := newExecOp(t, param.Values{"command": []string{"/bin/true"}})
+	op.shellCost.Wall = time.Hour
+	s, err := op.Run(context.Background(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "beyond the shell's own start-up") {
-		t.Errorf("shell \":\": warnings %q, want one about the shell's start-up", s.Warnings)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "beyond the shell's own start-up of 1h0m0s") {
+		t.Errorf("a run under the shell's start-up: warnings %q, want one about it", s.Warnings)
 	}
 	op = newExecOp(t, param.Values{"shell": "sleep 0.05"})
 	if s, err = op.Run(context.Background(), 2); err != nil {
