@@ -109,6 +109,9 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := lf.checkUnit(c); err != nil {
+		return err
+	}
 	var regs []results.Regression
 	if threshold >= 0 {
 		if regs, err = c.Regressions(threshold); err != nil {

@@ -113,6 +113,15 @@ func (l *layoutFlags) apply(base *results.Layout, metric string) (*results.Layou
 	return &out, nil
 }
 
+// checkUnit refuses a --unit for a table whose metric is not a time, as
+// the report block's unit is refused with a diagnostic.
+func (l *layoutFlags) checkUnit(c *results.Comparison) error {
+	if *l.unit == "" || c.Unit == "" || c.Unit == "ns" {
+		return nil
+	}
+	return usageError("--unit writes times in one unit, and %s is in %s, not a time; leave --unit out", c.Metric, c.Unit)
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, v := range strings.Split(s, ",") {
@@ -169,8 +178,9 @@ func checkLayout(plan *spec.Plan, lay *results.Layout) error {
 	}
 	var params []string
 	metrics := map[string]bool{}
+	units := map[string]string{}
 	for _, m := range metric.Standard {
-		metrics[m.Name] = true
+		metrics[m.Name], units[m.Name] = true, m.Unit
 	}
 	for _, b := range plan.Benchmarks {
 		for _, a := range b.Matrix {
@@ -180,7 +190,7 @@ func checkLayout(plan *spec.Plan, lay *results.Layout) error {
 		}
 		if b.Op != nil {
 			for _, m := range b.Op.Metrics {
-				metrics[m.Name] = true
+				metrics[m.Name], units[m.Name] = true, m.Unit
 			}
 		}
 	}
@@ -199,6 +209,13 @@ func checkLayout(plan *spec.Plan, lay *results.Layout) error {
 		if !metrics[m] {
 			return usageError("--summary: %q is neither a standard metric nor one of this spec's ops", m)
 		}
+	}
+	name := lay.Metric
+	if name == "" {
+		name = metric.NsPerOp
+	}
+	if u := units[name]; lay.Unit != "" && u != "" && u != "ns" {
+		return usageError("--unit writes times in one unit, and %s is in %s, not a time; leave --unit out", name, u)
 	}
 	return nil
 }

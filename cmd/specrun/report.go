@@ -64,8 +64,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if r.Suite.Layout != nil {
 		// A layout that does not fit the result is a usage error, said
 		// before anything is written.
-		if _, err := results.CompareLayout([]*results.Result{r}, *r.Suite.Layout, results.CompareOptions{Metrics: opMetrics}); err != nil {
+		c, err := results.CompareLayout([]*results.Result{r}, *r.Suite.Layout, results.CompareOptions{Metrics: opMetrics})
+		if err != nil {
 			return usageError("lay out the table: %v", err)
+		}
+		if err := lf.checkUnit(c); err != nil {
+			return err
 		}
 	}
 	if err := report.CheckColumns(r, opt.Columns); err != nil {
