@@ -20,6 +20,12 @@ const (
 // RowBenchmark is the row key that stands for the benchmark block.
 const RowBenchmark = "benchmark"
 
+// MinPer and MaxPer bound a layout's Per, as a spec bounds its numbers.
+const (
+	MinPer = 1e-9
+	MaxPer = 1e15
+)
+
 // Layout says how a comparison's table is laid out: what makes a column,
 // what makes a row and what a cell shows. The zero value is one column per
 // result, one row per benchmark instance, ns_per_op as recorded.
@@ -80,6 +86,10 @@ func CompareLayout(rs []*Result, l Layout, opt CompareOptions) (*Comparison, err
 	}
 	if !(l.Per > 0) {
 		return nil, fmt.Errorf("per %v is not a positive number", l.Per)
+	}
+	if l.Per < MinPer || l.Per > MaxPer {
+		// Beyond these, figures overflow to infinity or underflow to 0.
+		return nil, fmt.Errorf("per %v is out of range: a layout multiplies by %v to %v", l.Per, MinPer, MaxPer)
 	}
 	byParam := l.Columns != ByResult && l.Columns != ByLabel && l.Columns != ByHost
 	if byParam && !hasParam(rs, l.Columns) {

@@ -128,6 +128,8 @@ func TestCompareLayoutRefuses(t *testing.T) {
 		{Layout{Columns: "build", Rows: []string{"benchmark"}}, []*Result{r}, `rows by benchmark put page/size=1 and page/size=2 in one cell`},
 		{Layout{Columns: ByResult}, []*Result{r}, `need at least two results, have 1`},
 		{Layout{Columns: ByHost, Per: -1}, []*Result{r}, `per -1 is not a positive number`},
+		{Layout{Columns: ByHost, Per: 1e308}, []*Result{r}, `per 1e+308 is out of range: a layout multiplies by 1e-09 to 1e+15`},
+		{Layout{Columns: ByHost, Per: 1e-320}, []*Result{r}, `per 1e-320 is out of range`},
 		{Layout{Columns: "build", Metric: "requests_per_sec"}, []*Result{r}, `no benchmark in these results has the metric "requests_per_sec"`},
 	} {
 		_, err := CompareLayout(tc.rs, tc.layout, CompareOptions{})

@@ -96,6 +96,9 @@ func (l *layoutFlags) apply(base *results.Layout, metric string) (*results.Layou
 		if !(*l.per > 0) {
 			return nil, usageError("--per is a positive number, not %v", *l.per)
 		}
+		if *l.per < results.MinPer || *l.per > results.MaxPer {
+			return nil, usageError("--per %v is out of range: from %v to %v", *l.per, results.MinPer, results.MaxPer)
+		}
 		out.Per = *l.per
 	}
 	if *l.unit != "" {
