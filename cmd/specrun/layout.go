@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -219,6 +220,29 @@ func checkLayout(plan *spec.Plan, lay *results.Layout) error {
 	}
 	if u := units[name]; lay.Unit != "" && u != "" && u != "ns" {
 		return usageError("--unit writes times in one unit, and %s is in %s, not a time; leave --unit out", name, u)
+	}
+	return nil
+}
+
+// probeLayout lays the table out over the instances the run will have,
+// one figure each, so that what only a layout finds (rows that put two
+// instances in one cell, one column per result of a single run) is said
+// before anything runs rather than after every benchmark ran.
+func probeLayout(plan *spec.Plan, filter *regexp.Regexp, lay *results.Layout) error {
+	if lay == nil {
+		return nil
+	}
+	probe := &results.Result{Label: "run"}
+	for _, b := range plan.Benchmarks {
+		if filter == nil || filter.MatchString(b.Name) {
+			probe.Benchmarks = append(probe.Benchmarks, results.Benchmark{Name: b.Name, Benchmark: b.Block, Label: b.Label,
+				Runs: []results.Run{{Iterations: 1, NsPerOp: 1}}})
+		}
+	}
+	shape := *lay
+	shape.Metric, shape.Summary = "", nil // checkLayout checked them; the probe has ns_per_op alone
+	if _, err := results.CompareLayout([]*results.Result{probe}, shape, results.CompareOptions{}); err != nil {
+		return usageError("lay out the table: %v", err)
 	}
 	return nil
 }

@@ -152,6 +152,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkLayout(plan, lay); err != nil {
 		return err
 	}
+	if err := probeLayout(plan, cfg.Filter, lay); err != nil {
+		return err
+	}
 	if err := checkColumns(plan, opt.Columns); err != nil {
 		return err
 	}
