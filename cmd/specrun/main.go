@@ -36,7 +36,7 @@ type command struct {
 
 // commands is the command table; each command lives in its own file.
 var commands = []command{
-	{"run", "[flags] PATH...", "run spec files or directories; print the Markdown table", runCmd},
+	{"run", "[flags] PATH...", "run spec files or directories; print the table (Markdown, or the terminal view on a terminal)", runCmd},
 	{"validate", "[flags] PATH...", "decode and check specs; never runs an op", validateCmd},
 	{"fmt", "[--check] [--diff] PATH...", "rewrite specs in canonical HCL format", fmtCmd},
 	{"ops", "[NAME]", "list the built-in ops, or show one: parameters, units, metrics", opsCmd},
