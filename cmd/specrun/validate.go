@@ -28,6 +28,11 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 			status = err
 			continue
 		}
+		if err := probeLayout(plan, nil, planLayout(plan.Report)); err != nil {
+			fmt.Fprintf(stderr, "%s: invalid\n", p)
+			status = usageError("%s: %v", p, err)
+			continue
+		}
 		blocks := map[string]bool{}
 		for _, b := range plan.Benchmarks {
 			blocks[b.Block] = true
