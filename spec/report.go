@@ -74,7 +74,7 @@ func (l *loader) decodeReport(blocks []*hcl.Block) *Report {
 		params := l.matrixParams()
 		if decodeInto(l, attrs, ctx, reportColumnsAttr, &rep.Columns) {
 			known := append(slices.Clone(ReportColumns), params...)
-			if !slices.Contains(known, rep.Columns) {
+			if !slices.Contains(known, rep.Columns) && !l.anyBroken() {
 				l.errorf(attrs["columns"].Expr.Range().Ptr(), "Unknown report columns",
 					"The columns %q are neither %s nor a matrix parameter of a benchmark of this spec%s.%s",
 					rep.Columns, strings.Join(ReportColumns, ", "), listOf(params), didYouMean(rep.Columns, known))
@@ -91,7 +91,7 @@ func (l *loader) decodeReport(blocks []*hcl.Block) *Report {
 				case r == rep.Columns:
 					l.errorf(attrs["rows"].Expr.Range().Ptr(), "Rows and columns overlap",
 						"The parameter %q makes the columns; it cannot make rows as well.", r)
-				case !slices.Contains(known, r):
+				case !slices.Contains(known, r) && !l.anyBroken():
 					l.errorf(attrs["rows"].Expr.Range().Ptr(), "Unknown report row",
 						"The row %q is neither %q nor a matrix parameter of a benchmark of this spec%s.%s",
 						r, RowBenchmark, listOf(params), didYouMean(r, known))
@@ -130,6 +130,17 @@ func (l *loader) decodeReport(blocks []*hcl.Block) *Report {
 		}
 	}
 	return rep
+}
+
+// anyBroken says whether a benchmark block had errors: its parameters are
+// unknown, so a report block that names one is not reported again.
+func (l *loader) anyBroken() bool {
+	for _, info := range l.blocks {
+		if info != nil && info.broken {
+			return true
+		}
+	}
+	return false
 }
 
 // matrixParams are the matrix parameters of the spec's benchmarks, in the
