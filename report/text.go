@@ -21,10 +21,14 @@ func plural(n int, unit string) string {
 // decimal: "28.9", "361767086.5", and below 1 ns two significant digits,
 // "0.31". A table forced into ns (the classic example's time_unit) keeps it.
 func nanoseconds(ns float64) string {
-	if math.Abs(ns) >= 1 || ns == 0 {
-		return strconv.FormatFloat(ns, 'f', 1, 64)
+	if math.Abs(ns) < 1 && ns != 0 {
+		if s := significant(ns, 2); s != "1" && s != "-1" {
+			return s
+		}
+		// 0.996 rounds up to 1 at two digits: it reads as the figures
+		// at or above 1 do, "1.0", not "1".
 	}
-	return significant(ns, 2)
+	return strconv.FormatFloat(ns, 'f', 1, 64)
 }
 
 // significant formats x, |x| < 1, rounded to digits significant digits,
