@@ -77,11 +77,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 
-	as := results.Judge(expectations(plan), r, base)
-	if *mustBaseline {
-		requireBaseline(as)
-	}
-	skipUnrun(plan, r, as)
+	as := judge(plan, r, base, *mustBaseline)
 	if err := report.WriteAssertions(stdout, as); err != nil {
 		return err
 	}

@@ -28,6 +28,19 @@ func expectations(plan *spec.Plan) []results.Expectation {
 	return exps
 }
 
+// judge gives the verdicts of the plan's assertions on r against base (nil
+// when none was given), as run and check judge: a missing
+// baseline figure is a skip, or an error with mustBaseline; reading a
+// benchmark the run did not include is a skip either way.
+func judge(plan *spec.Plan, r, base *results.Result, mustBaseline bool) []results.Assertion {
+	as := results.Judge(expectations(plan), r, base)
+	if mustBaseline {
+		requireBaseline(as)
+	}
+	skipUnrun(plan, r, as)
+	return as
+}
+
 // requireBaseline turns every skip (a baseline figure that is missing)
 // into an error, for a job that must not pass without its baseline.
 func requireBaseline(as []results.Assertion) {

@@ -256,11 +256,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		r.Warnings = append(r.Warnings, startWarning)
 	}
 	r.Shard = shardRecord(sh, at, late)
-	r.Assertions = results.Judge(expectations(plan), r, base)
-	if *mustBaseline {
-		requireBaseline(r.Assertions)
-	}
-	skipUnrun(plan, r, r.Assertions)
+	r.Assertions = judge(plan, r, base, *mustBaseline)
 	if *format != "term" || !isTerminal(stdout) {
 		// The terminal view shows them once, at the end of the table.
 		for _, w := range r.Warnings {
