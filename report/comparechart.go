@@ -157,14 +157,7 @@ func deltaMark(c *results.Comparison, d results.Delta) string {
 // compareScanPanel draws one scan across the results: one line per result
 // (and per value of the other parameters).
 func compareScanPanel(c *results.Comparison, s scan, unit, ylabel string, opt ChartOptions) panel {
-	lp := &linePanel{
-		panelHead: panelHead{title: s.block},
-		xlabel:    s.param,
-		ylabel:    ylabel,
-		xformat:   sweptFormat(s.param),
-		yunit:     unit,
-		axis:      opt.Axis,
-	}
+	lp := scanLines(s, unit, ylabel, opt)
 	index := map[string]int{}
 	hollow := false
 	for _, ri := range s.members {

@@ -25,6 +25,19 @@ type linePanel struct {
 	xlinear bool
 }
 
+// scanLines starts the line panel of a scan: x is its swept parameter,
+// y the figure in unit; the lines are the caller's.
+func scanLines(s scan, unit, ylabel string, opt ChartOptions) *linePanel {
+	return &linePanel{
+		panelHead: panelHead{title: s.block},
+		xlabel:    s.param,
+		ylabel:    ylabel,
+		xformat:   sweptFormat(s.param),
+		yunit:     unit,
+		axis:      opt.Axis,
+	}
+}
+
 type lineSeries struct {
 	name   string
 	color  int // index into seriesColors

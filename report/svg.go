@@ -243,14 +243,7 @@ func resultScanPanel(r *results.Result, s scan, opt ChartOptions) panel {
 			name, unit, ylabel = metric.BytesPerSec, "bytes/s", "throughput"
 		}
 	}
-	lp := &linePanel{
-		panelHead: panelHead{title: s.block},
-		xlabel:    s.param,
-		ylabel:    ylabel,
-		xformat:   sweptFormat(s.param),
-		yunit:     unit,
-		axis:      opt.Axis,
-	}
+	lp := scanLines(s, unit, ylabel, opt)
 	index := map[string]int{}
 	for _, i := range s.members {
 		b := &r.Benchmarks[i]
