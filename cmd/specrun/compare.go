@@ -26,12 +26,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace the -o, --svg and --export files if they exist")
 	exports := exportFlag(fs, report.ComparisonFormats())
 	gate := fs.String("fail-on-regression", "", "exit 1 when a later result is significantly worse than the first by more than `PCT` (\"5%\"), in the metric's better direction, and list those benchmarks on stderr")
-	var cf chartFlags
-	cf.register(fs)
-	var tf tableFlags
-	tf.register(fs, false)
-	var lf layoutFlags
-	lf.register(fs, false, true)
+	var view viewFlags
+	view.register(fs, true)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -52,7 +48,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		target = nil // a file gets md, never colour
 	}
-	name, opt, err := renderOptions(&cf, &tf, *format, target)
+	name, opt, err := renderOptions(&view, *format, target)
 	if err != nil {
 		return err
 	}
@@ -86,7 +82,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if isSet(fs, "metric") {
 		metricSet = *metric
 	}
-	lay, err := lf.apply(rs[0].Suite.Layout, metricSet)
+	lay, err := view.layout.apply(rs[0].Suite.Layout, metricSet)
 	if err != nil {
 		return err
 	}
@@ -109,7 +105,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := lf.checkUnit(c); err != nil {
+	if err := view.layout.checkUnit(c); err != nil {
 		return err
 	}
 	var regs []results.Regression

@@ -22,12 +22,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write the report to `FILE` (atomically) instead of stdout; an existing FILE needs --force")
 	force := fs.Bool("force", false, "replace the -o and --export files if they exist")
 	exports := exportFlag(fs, report.Formats())
-	var cf chartFlags
-	cf.register(fs)
-	var tf tableFlags
-	tf.register(fs, true)
-	var lf layoutFlags
-	lf.register(fs, true, false)
+	var view viewFlags
+	view.register(fs, false)
 	paths, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -45,7 +41,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		target = nil // a file gets md, never colour
 	}
-	name, opt, err := renderOptions(&cf, &tf, *format, target)
+	name, opt, err := renderOptions(&view, *format, target)
 	if err != nil {
 		return err
 	}
@@ -58,7 +54,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if r.Suite.Layout, err = lf.apply(r.Suite.Layout, ""); err != nil {
+	if r.Suite.Layout, err = view.layout.apply(r.Suite.Layout, ""); err != nil {
 		return err
 	}
 	if r.Suite.Layout != nil {
@@ -68,7 +64,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError("lay out the table: %v", err)
 		}
-		if err := lf.checkUnit(c); err != nil {
+		if err := view.layout.checkUnit(c); err != nil {
 			return err
 		}
 	}

@@ -61,12 +61,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	noProgress := fs.Bool("no-progress", false, "do not show progress on stderr (it only shows on a terminal)")
 	force := fs.Bool("force", false, "replace result and --export files that already exist")
 	exports := exportFlag(fs, report.Formats())
-	var cf chartFlags
-	cf.register(fs)
-	var tf tableFlags
-	tf.register(fs, true)
-	var lf layoutFlags
-	lf.register(fs, true, false)
+	var view viewFlags
+	view.register(fs, false)
 	var sh shardFlag
 	fs.Var(&sh, "shard", "run part `I/N` of the load: every http phase's concurrency, requests and rate divided by N, other benchmarks on shard 0 only; merge the N results with \"specrun merge\"")
 	startAtFlag := fs.String("start-at", "", "begin the benchmarks at `TIME` (RFC 3339, or +DURATION from now), so that shards on several machines load the target together")
@@ -119,7 +115,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Filter = re
 	}
-	name, opt, err := renderOptions(&cf, &tf, *format, stdout)
+	name, opt, err := renderOptions(&view, *format, stdout)
 	if err != nil {
 		return err
 	}
@@ -145,7 +141,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := shard(plan, sh); err != nil {
 		return err
 	}
-	lay, err := lf.apply(planLayout(plan.Report), "")
+	lay, err := view.layout.apply(planLayout(plan.Report), "")
 	if err != nil {
 		return err
 	}

@@ -52,21 +52,37 @@ func (t *tableFlags) apply(o *report.Options) error {
 	return nil
 }
 
+// viewFlags are the flags run, report and compare share to shape what they
+// draw: the charts, the table's units and columns, and the layout.
+type viewFlags struct {
+	chart  chartFlags
+	table  tableFlags
+	layout layoutFlags
+}
+
+// register adds the three groups. compare has a --metric of its own, and
+// its --columns names the layout's --by rather than the table's columns.
+func (v *viewFlags) register(fs *flag.FlagSet, compare bool) {
+	v.chart.register(fs)
+	v.table.register(fs, !compare)
+	v.layout.register(fs, !compare, compare)
+}
+
 // renderOptions gathers the chart and table flags into report.Options and
 // settles --format auto and --color for output going to out (nil for a
 // file): the one place run, report and compare decide how they draw.
-func renderOptions(cf *chartFlags, tf *tableFlags, format string, out io.Writer) (string, report.Options, error) {
-	opt, err := cf.options()
+func renderOptions(v *viewFlags, format string, out io.Writer) (string, report.Options, error) {
+	opt, err := v.chart.options()
 	if err != nil {
 		return "", opt, err
 	}
-	if err := tf.apply(&opt); err != nil {
+	if err := v.table.apply(&opt); err != nil {
 		return "", opt, err
 	}
 	if report.Binary(format) && isTerminal(out) {
 		return "", opt, usageError("--format %s writes an image, which a terminal cannot show: use --export %s=FILE, -o FILE (report, compare), or redirect stdout to a file", format, format)
 	}
-	return tf.resolve(format, out, &opt), opt, nil
+	return v.table.resolve(format, out, &opt), opt, nil
 }
 
 // autoFormat is the help of --format auto.
